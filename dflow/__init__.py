@@ -1,0 +1,1 @@
+"""dflow: the command line, pipeline definitions and the xdsl-opt plugin."""
