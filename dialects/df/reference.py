@@ -1,0 +1,127 @@
+"""NumPy kernels for the `df` ops that are more than one NumPy call.
+
+Pure functions of arrays and integer tuples, independent of the IR, so that
+tests can call them and the interpreter, folder and lowering agree on one
+definition. Layouts are NCHW for images and OIHW for filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.generic]
+
+
+def sigmoid(x: Array) -> Array:
+    """`1 / (1 + exp(-x))`, written through tanh so it never overflows."""
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def softmax(x: Array, axis: int) -> Array:
+    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+
+def matmul(a: Array, b: Array, transpose_a: bool, transpose_b: bool) -> Array:
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
+
+
+def _pad_spatial(x: Array, pads: Sequence[int], value: float = 0) -> Array:
+    top, left, bottom, right = pads
+    return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+
+
+def _taps(
+    kernel_hw: Sequence[int],
+    out_hw: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> Iterator[tuple[int, int, slice, slice]]:
+    """For each kernel tap (i, j): the strided slices of the padded input it reads."""
+    for i in range(kernel_hw[0]):
+        rows = slice(i * dilations[0], i * dilations[0] + strides[0] * (out_hw[0] - 1) + 1, strides[0])
+        for j in range(kernel_hw[1]):
+            cols = slice(
+                j * dilations[1], j * dilations[1] + strides[1] * (out_hw[1] - 1) + 1, strides[1]
+            )
+            yield i, j, rows, cols
+
+
+def conv2d(
+    x: Array,
+    w: Array,
+    bias: Array | None,
+    strides: Sequence[int],
+    pads: Sequence[int],
+    dilations: Sequence[int],
+    out_hw: Sequence[int],
+) -> Array:
+    """`y[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j] (+ bias[o])`."""
+    padded = _pad_spatial(x, pads)
+    out = np.zeros((x.shape[0], w.shape[0], *out_hw), dtype=x.dtype)
+    for i, j, rows, cols in _taps(w.shape[2:], out_hw, strides, dilations):
+        out += np.einsum("nchw,oc->nohw", padded[:, :, rows, cols], w[:, :, i, j])
+    if bias is not None:
+        out += bias[None, :, None, None]
+    return out
+
+
+def conv2d_grad_input(
+    dy: Array,
+    w: Array,
+    input_shape: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    dilations: Sequence[int],
+) -> Array:
+    """The transpose of `conv2d` in its input: scatter each tap's contribution back."""
+    top, left, bottom, right = pads
+    n, c, h, width = input_shape
+    padded = np.zeros((n, c, h + top + bottom, width + left + right), dtype=dy.dtype)
+    for i, j, rows, cols in _taps(w.shape[2:], dy.shape[2:], strides, dilations):
+        padded[:, :, rows, cols] += np.einsum("nohw,oc->nchw", dy, w[:, :, i, j])
+    return padded[:, :, top : top + h, left : left + width]
+
+
+def conv2d_grad_filter(
+    x: Array,
+    dy: Array,
+    filter_shape: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    dilations: Sequence[int],
+) -> Array:
+    """`dw[o,c,i,j] = sum_{n,p,q} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * dy[n,o,p,q]`."""
+    padded = _pad_spatial(x, pads)
+    dw = np.zeros(tuple(filter_shape), dtype=x.dtype)
+    for i, j, rows, cols in _taps(filter_shape[2:], dy.shape[2:], strides, dilations):
+        dw[:, :, i, j] = np.einsum("nchw,nohw->oc", padded[:, :, rows, cols], dy)
+    return dw
+
+
+def max_pool2d(
+    x: Array, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int], out_hw: Sequence[int]
+) -> Array:
+    """Window maximum; padding is -inf so it never wins."""
+    padded = _pad_spatial(x, pads, -np.inf)
+    windows = [padded[:, :, r, c] for _, _, r, c in _taps(kernel, out_hw, strides, (1, 1))]
+    return np.max(np.stack(windows), axis=0)
+
+
+def avg_pool2d(
+    x: Array, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int], out_hw: Sequence[int]
+) -> Array:
+    """Window mean over the elements inside the input (padding is not counted)."""
+    padded = _pad_spatial(x, pads)
+    inside = _pad_spatial(np.ones((1, 1, *x.shape[2:]), dtype=x.dtype), pads)
+    taps = list(_taps(kernel, out_hw, strides, (1, 1)))
+    total = np.sum(np.stack([padded[:, :, r, c] for _, _, r, c in taps]), axis=0)
+    count = np.sum(np.stack([inside[:, :, r, c] for _, _, r, c in taps]), axis=0)
+    return total / count
