@@ -48,21 +48,19 @@ class DfOp(IRDLOperation, abc.ABC):
             return
         if not isinstance(device, StringAttr) or not DEVICE_PATTERN.fullmatch(device.data):
             raise VerifyException(
-                f"{self.name}: {annotations.DEVICE} must be a string like \"cpu:0\" or "
-                f"\"gpu:1\", got {device}"
+                f'{self.name}: {annotations.DEVICE} must be a string like "cpu:0" or '
+                f'"gpu:1", got {device}'
             )
 
 
-def require_elements(
-    what: str, element: Attribute, allowed: frozenset[Attribute]
-) -> None:
+def require_elements(what: str, element: Attribute, allowed: frozenset[Attribute]) -> None:
     if element not in allowed:
-        raise VerifyException(f"{what} must have {element_class_name(allowed)} element type, got {element}")
+        raise VerifyException(
+            f"{what} must have {element_class_name(allowed)} element type, got {element}"
+        )
 
 
-def require_result(
-    result: Attribute, expected: TensorType, operands: Sequence[Attribute]
-) -> None:
+def require_result(result: Attribute, expected: TensorType, operands: Sequence[Attribute]) -> None:
     """The declared result type must equal the type the op's rule infers."""
     if result != expected:
         shown = ", ".join(str(t) for t in operands)

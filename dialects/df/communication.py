@@ -60,5 +60,6 @@ class RecvOp(TransferOp):
 
     def __init__(self, result_type: TensorType, key: str, source: str, destination: str):
         super().__init__(
-            result_types=[result_type], properties=self.transfer_properties(key, source, destination)
+            result_types=[result_type],
+            properties=self.transfer_properties(key, source, destination),
         )

@@ -66,7 +66,9 @@ class DfFunctions(InterpreterFunctions):
     the class, so the list of ops lives in one place.
     """
 
-    def __init__(self, mailbox: Mailbox | None = None, recv_timeout: float = DEFAULT_RECV_TIMEOUT_S):
+    def __init__(
+        self, mailbox: Mailbox | None = None, recv_timeout: float = DEFAULT_RECV_TIMEOUT_S
+    ):
         self.mailbox: Mailbox = QueueMailbox() if mailbox is None else mailbox
         self.recv_timeout = recv_timeout
 
@@ -81,7 +83,9 @@ class DfFunctions(InterpreterFunctions):
 
 
 def _make_impl(op_type: type[Operation]) -> Any:
-    def run(self: DfFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    def run(
+        self: DfFunctions, interpreter: Interpreter, op: Operation, args: PythonValues
+    ) -> PythonValues:
         return semantics.evaluate(op, args)
 
     return impl(op_type)(run)

@@ -46,7 +46,9 @@ def _taps(
 ) -> Iterator[tuple[int, int, slice, slice]]:
     """For each kernel tap (i, j): the strided slices of the padded input it reads."""
     for i in range(kernel_hw[0]):
-        rows = slice(i * dilations[0], i * dilations[0] + strides[0] * (out_hw[0] - 1) + 1, strides[0])
+        rows = slice(
+            i * dilations[0], i * dilations[0] + strides[0] * (out_hw[0] - 1) + 1, strides[0]
+        )
         for j in range(kernel_hw[1]):
             cols = slice(
                 j * dilations[1], j * dilations[1] + strides[1] * (out_hw[1] - 1) + 1, strides[1]
@@ -107,7 +109,11 @@ def conv2d_grad_filter(
 
 
 def max_pool2d(
-    x: Array, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int], out_hw: Sequence[int]
+    x: Array,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    out_hw: Sequence[int],
 ) -> Array:
     """Window maximum; padding is -inf so it never wins."""
     padded = _pad_spatial(x, pads, -np.inf)
@@ -116,7 +122,11 @@ def max_pool2d(
 
 
 def avg_pool2d(
-    x: Array, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int], out_hw: Sequence[int]
+    x: Array,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    out_hw: Sequence[int],
 ) -> Array:
     """Window mean over the elements inside the input (padding is not counted)."""
     padded = _pad_spatial(x, pads)

@@ -16,9 +16,8 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, f64
 from xdsl.ir import Attribute, Operation
 
 from dialects.df import elementwise as ew
-from dialects.df import nn
+from dialects.df import nn, reference
 from dialects.df import shape_ops as so
-from dialects.df import reference
 from dialects.df.leaves import ConstantOp
 from dialects.df.types import flag, shape_of, static_tensor
 
@@ -51,7 +50,9 @@ def to_array(value: DenseIntOrFPElementsAttr) -> Array:
     if type.element_type == i1:
         flat = np.frombuffer(value.data.data, dtype=np.int8) != 0
     else:
-        flat = np.frombuffer(value.data.data, dtype=numpy_dtype(type.element_type).newbyteorder("<"))
+        flat = np.frombuffer(
+            value.data.data, dtype=numpy_dtype(type.element_type).newbyteorder("<")
+        )
     return flat.reshape(type.get_shape()).astype(numpy_dtype(type.element_type))
 
 
@@ -172,7 +173,12 @@ def _spatial(type: Attribute) -> tuple[int, ...]:
 def _conv2d(op: nn.Conv2DOp, inputs: Sequence[Array]) -> Array:
     bias = inputs[2] if len(inputs) == 3 else None
     return reference.conv2d(
-        inputs[0], inputs[1], bias, op.stride_values, op.pad_values, op.dilation_values,
+        inputs[0],
+        inputs[1],
+        bias,
+        op.stride_values,
+        op.pad_values,
+        op.dilation_values,
         _spatial(op.result.type),
     )
 
@@ -180,16 +186,24 @@ def _conv2d(op: nn.Conv2DOp, inputs: Sequence[Array]) -> Array:
 @semantics(nn.Conv2DGradInputOp)
 def _conv2d_grad_input(op: nn.Conv2DGradInputOp, inputs: Sequence[Array]) -> Array:
     return reference.conv2d_grad_input(
-        inputs[0], inputs[1], shape_of(op.result.type),
-        op.stride_values, op.pad_values, op.dilation_values,
+        inputs[0],
+        inputs[1],
+        shape_of(op.result.type),
+        op.stride_values,
+        op.pad_values,
+        op.dilation_values,
     )
 
 
 @semantics(nn.Conv2DGradFilterOp)
 def _conv2d_grad_filter(op: nn.Conv2DGradFilterOp, inputs: Sequence[Array]) -> Array:
     return reference.conv2d_grad_filter(
-        inputs[0], inputs[1], shape_of(op.result.type),
-        op.stride_values, op.pad_values, op.dilation_values,
+        inputs[0],
+        inputs[1],
+        shape_of(op.result.type),
+        op.stride_values,
+        op.pad_values,
+        op.dilation_values,
     )
 
 

@@ -4,8 +4,8 @@ concat and slice."""
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -68,7 +68,9 @@ class TransposeOp(UnaryShapeOp):
     def __init__(self, input: Value, perm: Sequence[int]):
         input_type = _type(input)
         result = TensorType(element_of(input_type), shapes.transpose(shape_of(input_type), perm))
-        super().__init__(operands=[input], result_types=[result], properties={"perm": i64_array(list(perm))})
+        super().__init__(
+            operands=[input], result_types=[result], properties={"perm": i64_array(list(perm))}
+        )
 
     @property
     def perm_values(self) -> tuple[int, ...]:
@@ -87,7 +89,9 @@ class ReshapeOp(UnaryShapeOp):
     name = "df.reshape"
 
     def __init__(self, input: Value, shape: Sequence[int]):
-        super().__init__(operands=[input], result_types=[TensorType(element_of(_type(input)), shape)])
+        super().__init__(
+            operands=[input], result_types=[TensorType(element_of(_type(input)), shape)]
+        )
 
     def verify_types(self) -> None:
         self.require_same_element()
@@ -106,7 +110,9 @@ class BroadcastToOp(UnaryShapeOp):
     name = "df.broadcast_to"
 
     def __init__(self, input: Value, shape: Sequence[int]):
-        super().__init__(operands=[input], result_types=[TensorType(element_of(_type(input)), shape)])
+        super().__init__(
+            operands=[input], result_types=[TensorType(element_of(_type(input)), shape)]
+        )
 
     def verify_types(self) -> None:
         self.require_same_element()
@@ -178,7 +184,9 @@ class SoftmaxOp(UnaryShapeOp):
     axis = prop_def(IntegerAttr[IntegerType], default_value=i64_attr(-1))
 
     def __init__(self, input: Value, axis: int = -1):
-        super().__init__(operands=[input], result_types=[_type(input)], properties={"axis": i64_attr(axis)})
+        super().__init__(
+            operands=[input], result_types=[_type(input)], properties={"axis": i64_attr(axis)}
+        )
 
     @property
     def axis_value(self) -> int:
@@ -187,8 +195,12 @@ class SoftmaxOp(UnaryShapeOp):
 
     def verify_types(self) -> None:
         require_elements("operand", element_of(self.input.type), FLOATS)
-        self.axis_value
-        require_result(self.result.type, TensorType(element_of(self.input.type), shape_of(self.input.type)), [self.input.type])
+        shapes.normalize_axis(self.axis.value.data, len(shape_of(self.input.type)))
+        require_result(
+            self.result.type,
+            TensorType(element_of(self.input.type), shape_of(self.input.type)),
+            [self.input.type],
+        )
 
 
 @irdl_op_definition
@@ -206,7 +218,9 @@ class ConcatOp(DfOp):
 
     def __init__(self, inputs: Sequence[Value], axis: int):
         result = self.infer_type([_type(v) for v in inputs], axis)
-        super().__init__(operands=[inputs], result_types=[result], properties={"axis": i64_attr(axis)})
+        super().__init__(
+            operands=[inputs], result_types=[result], properties={"axis": i64_attr(axis)}
+        )
 
     @staticmethod
     def infer_type(inputs: Sequence[Attribute], axis: int) -> TensorType:

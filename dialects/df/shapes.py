@@ -46,7 +46,7 @@ def broadcasts_to(source: Shape, target: Shape) -> bool:
     """Whether `numpy.broadcast_to(x_of_source_shape, target)` is defined."""
     if len(source) > len(target):
         return False
-    return all(s in (1, t) for s, t in zip(reversed(source), reversed(target)))
+    return all(s in (1, t) for s, t in zip(reversed(source), reversed(target), strict=False))
 
 
 def normalize_axis(axis: int, rank: int) -> int:
@@ -107,7 +107,9 @@ def _check_window_properties(
     strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int]
 ) -> None:
     if len(strides) != 2 or len(dilations) != 2 or len(pads) != 4:
-        raise ShapeError("strides and dilations need 2 values and pads 4 (top, left, bottom, right)")
+        raise ShapeError(
+            "strides and dilations need 2 values and pads 4 (top, left, bottom, right)"
+        )
     if min(strides) < 1 or min(dilations) < 1 or min(pads) < 0:
         raise ShapeError(
             f"strides {list(strides)} and dilations {list(dilations)} must be positive "
@@ -152,7 +154,9 @@ def conv2d(
     return (input[0], filter[0], oh, ow)
 
 
-def pool2d(input: Shape, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]) -> Shape:
+def pool2d(
+    input: Shape, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+) -> Shape:
     if len(input) != 4:
         raise ShapeError(f"input {format_shape(input)} must be 4-D (NCHW)")
     if len(kernel) != 2 or min(kernel) < 1:
@@ -169,15 +173,12 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     axis = normalize_axis(axis, len(first))
     for other in shapes[1:]:
         if len(other) != len(first) or any(
-            a != b for i, (a, b) in enumerate(zip(first, other)) if i != axis
+            a != b for i, (a, b) in enumerate(zip(first, other, strict=True)) if i != axis
         ):
             raise ShapeError(
-                f"shapes {format_shape(first)} and {format_shape(other)} differ "
-                f"outside axis {axis}"
+                f"shapes {format_shape(first)} and {format_shape(other)} differ outside axis {axis}"
             )
-    return tuple(
-        sum(s[axis] for s in shapes) if i == axis else d for i, d in enumerate(first)
-    )
+    return tuple(sum(s[axis] for s in shapes) if i == axis else d for i, d in enumerate(first))
 
 
 def slice_(shape: Shape, start: Sequence[int], limit: Sequence[int]) -> Shape:
@@ -186,10 +187,10 @@ def slice_(shape: Shape, start: Sequence[int], limit: Sequence[int]) -> Shape:
             f"start {list(start)} and limit {list(limit)} need one entry per axis of "
             f"{format_shape(shape)}"
         )
-    for s, l, d in zip(start, limit, shape):
-        if not 0 <= s <= l <= d:
+    for begin, end, dim in zip(start, limit, shape, strict=True):
+        if not 0 <= begin <= end <= dim:
             raise ShapeError(
                 f"start {list(start)} and limit {list(limit)} must satisfy "
                 f"0 <= start <= limit <= dim for {format_shape(shape)}"
             )
-    return tuple(l - s for s, l in zip(start, limit))
+    return tuple(end - begin for begin, end in zip(start, limit, strict=True))

@@ -30,7 +30,11 @@ NUMBERS: frozenset[Attribute] = FLOATS | {i32, i64}
 ALL_ELEMENTS: frozenset[Attribute] = NUMBERS | {i1}
 """Every element type a `df` tensor may hold."""
 
-_ELEMENT_CLASS_NAMES = {FLOATS: "a floating-point", NUMBERS: "a numeric", ALL_ELEMENTS: "an f32, f64, i32, i64 or i1"}
+_ELEMENT_CLASS_NAMES = {
+    FLOATS: "a floating-point",
+    NUMBERS: "a numeric",
+    ALL_ELEMENTS: "an f32, f64, i32, i64 or i1",
+}
 
 DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+")
 """Devices are `cpu:N` and `gpu:N`."""
@@ -55,7 +59,9 @@ def static_tensor(type: Attribute) -> TensorType:
     if any(d < 0 for d in type.get_shape()):
         raise VerifyException(f"expected a static shape, got {type}")
     if type.element_type not in ALL_ELEMENTS:
-        raise VerifyException(f"element type {type.element_type} is not one of f32, f64, i32, i64, i1")
+        raise VerifyException(
+            f"element type {type.element_type} is not one of f32, f64, i32, i64, i1"
+        )
     return type
 
 

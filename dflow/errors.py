@@ -1,0 +1,16 @@
+"""User-facing errors: one line, a source location where there is one."""
+
+from __future__ import annotations
+
+
+class DflowError(Exception):
+    """Bad input to dflow; the command line prints it as one line and exits 1."""
+
+    def __init__(self, message: str, location: str | None = None):
+        super().__init__(message)
+        self.message = " ".join(message.split())
+        self.location = location
+
+    def __str__(self) -> str:
+        prefix = f"{self.location}: " if self.location else ""
+        return f"{prefix}error: {self.message}"

@@ -1,0 +1,146 @@
+"""Feeds and fetches of an entry function: inputs from `.npz` files or seeded
+random data, checked against the function's argument types; outputs saved and
+summarized."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import BlockArgument
+
+from dflow.errors import DflowError
+from dflow.source import location_of
+from dialects.df.semantics import numpy_dtype
+from dialects.df.shapes import format_shape
+
+Array = NDArray[Any]
+DEFAULT_SEED = 0
+
+
+def find_entry(module: ModuleOp, name: str) -> FuncOp:
+    functions = [op for op in module.walk() if isinstance(op, FuncOp)]
+    for function in functions:
+        if function.sym_name.data == name:
+            return function
+    known = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
+    raise DflowError(f"no function @{name} to run (functions: {known})")
+
+
+def argument_name(argument: BlockArgument) -> str:
+    """`x` for `%x`, else `argN`."""
+    return argument.name_hint or f"arg{argument.index}"
+
+
+def _tensor(function: FuncOp, argument: BlockArgument) -> TensorType:
+    if not isinstance(argument.type, TensorType):
+        raise DflowError(
+            f"argument {argument.index} of @{function.sym_name.data} has type {argument.type}; "
+            "only tensors can be fed",
+            location_of(function),
+        )
+    return argument.type
+
+
+def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
+    """Seeded inputs: normal floats, integers in [-10, 10), fair booleans."""
+    rng = np.random.default_rng(seed)
+    inputs: list[Array] = []
+    for argument in function.args:
+        type = _tensor(function, argument)
+        dtype = numpy_dtype(type.element_type)
+        shape = type.get_shape()
+        if dtype.kind == "f":
+            inputs.append(rng.standard_normal(shape).astype(dtype))
+        elif dtype.kind == "b":
+            inputs.append(rng.random(shape) < 0.5)
+        else:
+            inputs.append(rng.integers(-10, 10, shape).astype(dtype))
+    return inputs
+
+
+def load_npz(path: str | Path) -> dict[str, Array]:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except (OSError, ValueError, zipfile.BadZipFile) as error:
+        raise DflowError(f"cannot read inputs from {path}: {error}") from None
+
+
+def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> list[Array]:
+    """Order `feeds` as the function's arguments, by name (`x`) or position (`arg0`)."""
+    names = [argument_name(a) for a in function.args]
+    positional = [f"arg{i}" for i in range(len(names))]
+    for key in feeds:
+        if key not in names and key not in positional:
+            raise DflowError(
+                f"input {key!r} in {source} matches no argument of "
+                f"@{function.sym_name.data} (arguments: {', '.join(names) or 'none'})",
+                location_of(function),
+            )
+    inputs: list[Array] = []
+    for argument, name, position in zip(function.args, names, positional, strict=True):
+        if name in feeds and position in feeds and name != position:
+            raise DflowError(
+                f"argument {name!r} is given twice in {source}, as {name!r} and {position!r}"
+            )
+        value = feeds.get(name, feeds.get(position))
+        if value is None:
+            raise DflowError(
+                f"{source} has no input for argument {argument.index} ({name!r}, "
+                f"{argument.type}) of @{function.sym_name.data}",
+                location_of(function),
+            )
+        inputs.append(check_input(function, argument, name, value))
+    return inputs
+
+
+def check_input(function: FuncOp, argument: BlockArgument, name: str, value: Array) -> Array:
+    type = _tensor(function, argument)
+    expected = numpy_dtype(type.element_type)
+    if value.dtype != expected:
+        raise DflowError(
+            f"input {name!r} has dtype {value.dtype} but argument {argument.index} of "
+            f"@{function.sym_name.data} is {type} ({expected})",
+            location_of(function),
+        )
+    if value.shape != type.get_shape():
+        raise DflowError(
+            f"input {name!r} has shape {format_shape(value.shape)} but argument "
+            f"{argument.index} of @{function.sym_name.data} is {type}",
+            location_of(function),
+        )
+    return value
+
+
+def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:
+    try:
+        np.savez(path, **{f"out{i}": value for i, value in enumerate(outputs)})
+    except OSError as error:
+        raise DflowError(f"cannot write outputs to {path}: {error.strerror}") from None
+
+
+def summarize(outputs: Sequence[Array]) -> list[str]:
+    """One line per output: name, shape, dtype, min/mean/max (NaNs counted apart)."""
+    lines: list[str] = []
+    for index, value in enumerate(outputs):
+        head = f"out{index}: shape {format_shape(value.shape)} {value.dtype}"
+        if value.size == 0:
+            lines.append(f"{head} (empty)")
+            continue
+        numbers = value.astype(np.float64)
+        finite = numbers[~np.isnan(numbers)]
+        stats = (
+            f"min {finite.min():.6g} mean {finite.mean():.6g} max {finite.max():.6g}"
+            if finite.size
+            else "all NaN"
+        )
+        nans = value.size - finite.size
+        lines.append(f"{head} {stats}" + (f" ({nans} NaN)" if nans and finite.size else ""))
+    return lines
