@@ -13,7 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import BlockArgument
+from xdsl.ir import Attribute, BlockArgument
+from xdsl.utils.hints import isa
 
 from dflow.errors import DflowError
 from dflow.source import location_of
@@ -38,8 +39,8 @@ def argument_name(argument: BlockArgument) -> str:
     return argument.name_hint or f"arg{argument.index}"
 
 
-def _tensor(function: FuncOp, argument: BlockArgument) -> TensorType:
-    if not isinstance(argument.type, TensorType):
+def _tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
+    if not isa(argument.type, TensorType[Attribute]):
         raise DflowError(
             f"argument {argument.index} of @{function.sym_name.data} has type {argument.type}; "
             "only tensors can be fed",
@@ -121,7 +122,8 @@ def check_input(function: FuncOp, argument: BlockArgument, name: str, value: Arr
 
 def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:
     try:
-        np.savez(path, **{f"out{i}": value for i, value in enumerate(outputs)})
+        named = {f"out{i}": value for i, value in enumerate(outputs)}
+        np.savez(path, **named)  # pyright: ignore[reportArgumentType] (numpy's stub types **kwds badly)
     except OSError as error:
         raise DflowError(f"cannot write outputs to {path}: {error.strerror}") from None
 

@@ -59,8 +59,10 @@ def parse_module(text: str, name: str, context: Context | None = None) -> Module
 def read_module(path: str | Path, context: Context | None = None) -> ModuleOp:
     try:
         text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DflowError(f"cannot read {path}: {error.strerror or error}") from None
+    except OSError as error:
+        raise DflowError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
     return parse_module(text, str(path), context)
 
 

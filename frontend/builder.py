@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dialects import df
 from dialects.df.semantics import element_type_of, from_array, numpy_dtype
-from dialects.df.types import shape_of
+from dialects.df.types import shape_of, static_tensor
 
 ELEMENT_TYPES: dict[str, Attribute] = {"f32": f32, "f64": f64, "i32": i32, "i64": i64, "i1": i1}
 
@@ -97,9 +97,8 @@ class Tensor:
         self.value = value
 
     @property
-    def type(self) -> TensorType:
-        assert isinstance(self.value.type, TensorType)
-        return self.value.type
+    def type(self) -> TensorType[Attribute]:
+        return static_tensor(self.value.type)
 
     @property
     def shape(self) -> tuple[int, ...]:

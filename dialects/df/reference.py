@@ -8,11 +8,12 @@ definition. Layouts are NCHW for images and OIHW for filters.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-Array = NDArray[np.generic]
+Array = NDArray[Any]
 
 
 def sigmoid(x: Array) -> Array:

@@ -8,12 +8,23 @@ definition. Results always carry the dtype and shape of the op's result type.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, f64, i1, i32, i64
+from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    TensorType,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation
+from xdsl.utils.hints import isa
 
 from dialects.df import elementwise as ew
 from dialects.df import nn, reference
@@ -56,10 +67,14 @@ def to_array(value: DenseIntOrFPElementsAttr) -> Array:
     return flat.reshape(type.get_shape()).astype(numpy_dtype(type.element_type))
 
 
-def from_array(array: Array, type: TensorType) -> DenseIntOrFPElementsAttr:
+def from_array(array: Array, type: TensorType[Attribute]) -> DenseIntOrFPElementsAttr:
     """A dense attribute of `type` holding `array` (cast to the element type)."""
-    values = np.asarray(array, dtype=numpy_dtype(type.element_type)).reshape(-1)
-    return DenseIntOrFPElementsAttr.from_list(type, values.tolist())
+    values = np.asarray(array, dtype=numpy_dtype(type.element_type))
+    if type.element_type == i1:  # xDSL stores i1 as one byte each, true as -1
+        values = np.where(values, -1, 0).astype(np.int8)
+    data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes()
+    assert isa(type, TensorType[AnyDenseElement])
+    return DenseIntOrFPElementsAttr(type, BytesAttr(data))
 
 
 _SEMANTICS: dict[type[Operation], Semantics] = {}
@@ -135,7 +150,7 @@ semantics(*_BINARY)(_binary)
 
 @semantics(ConstantOp)
 def _constant(op: ConstantOp, inputs: Sequence[Array]) -> Array:
-    return to_array(cast(DenseIntOrFPElementsAttr, op.value))
+    return to_array(op.value)
 
 
 @semantics(ew.SelectOp)
@@ -242,7 +257,7 @@ _REDUCTIONS: dict[type[Operation], Callable[..., Array]] = {
 }
 
 
-@semantics(*_REDUCTIONS)
+@semantics(so.ReduceSumOp, so.ReduceMeanOp, so.ReduceMaxOp)
 def _reduce(op: so.ReduceOp, inputs: Sequence[Array]) -> Array:
     return _REDUCTIONS[type(op)](inputs[0], axis=op.reduced_axes, keepdims=flag(op.keepdims))
 

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
 
 from dialects.df.shapes import Shape
 
@@ -49,12 +50,12 @@ def is_float(element: Attribute) -> bool:
 
 
 def is_bool(element: Attribute) -> bool:
-    return isinstance(element, IntegerType) and element.width.data == 1
+    return element == i1
 
 
-def static_tensor(type: Attribute) -> TensorType:
+def static_tensor(type: Attribute) -> TensorType[Attribute]:
     """The type as a statically shaped df tensor, or a VerifyException saying why not."""
-    if not isinstance(type, TensorType):
+    if not isa(type, TensorType[Attribute]):
         raise VerifyException(f"expected a ranked tensor type, got {type}")
     if any(d < 0 for d in type.get_shape()):
         raise VerifyException(f"expected a static shape, got {type}")
