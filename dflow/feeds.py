@@ -136,6 +136,9 @@ def summarize(outputs: Sequence[Array]) -> list[str]:
         if value.size == 0:
             lines.append(f"{head} (empty)")
             continue
+        if value.size == 1:
+            lines.append(f"{head} value {value.reshape(-1)[0]:.6g}")
+            continue
         numbers = value.astype(np.float64)
         finite = numbers[~np.isnan(numbers)]
         stats = (
