@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every check of the project, in the order CI runs them: lint, format, types,
+# the lit/FileCheck tests, then pytest (whose closing line is the summary).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
+ruff check .
+ruff format --check .
+pyright
+lit -sv tests/filecheck
+python3 -m pytest
