@@ -67,6 +67,8 @@ def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
 
 
 def load_npz(path: str | Path) -> dict[str, Array]:
+    if Path(path).is_file() and not zipfile.is_zipfile(path):
+        raise DflowError(f"cannot read inputs from {path}: it is not an .npz archive")
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}

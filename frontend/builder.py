@@ -69,7 +69,12 @@ class Graph:
         return self.emit(df.ConstantOp(from_array(array, TensorType(element, array.shape))))
 
     def emit(self, op: Operation) -> Tensor:
-        """Append an op and return its (single) result."""
+        """Verify and append an op, and return its (single) result.
+
+        Verifying here makes every type error surface at the line that made it,
+        also for ops whose result type is given rather than inferred (reshape).
+        """
+        op.verify()
         self.block.add_op(op)
         return Tensor(self, op.results[0])
 
@@ -241,19 +246,35 @@ class Tensor:
     def softmax(self, axis: int = -1) -> Tensor:
         return self.graph.emit(df.SoftmaxOp(self.value, axis))
 
-    def __getitem__(self, index: slice | tuple[slice, ...]) -> Tensor:
-        """Basic slicing with non-negative bounds and step 1: `x[1:3, :]`."""
-        slices = index if isinstance(index, tuple) else (index,)
+    def __getitem__(self, index: int | slice | tuple[int | slice, ...]) -> Tensor:
+        """NumPy basic indexing with step 1: `x[1:3, :]`, `x[0]` (drops the axis)."""
+        parts = index if isinstance(index, tuple) else (index,)
+        if len(parts) > len(self.shape):
+            raise IndexError(f"{len(parts)} indices for a tensor of rank {len(self.shape)}")
         start: list[int] = []
         limit: list[int] = []
+        kept: list[int] = []
         for axis, dim in enumerate(self.shape):
-            part = slices[axis] if axis < len(slices) else slice(None)
-            begin, end, step = part.indices(dim)
-            if step != 1:
-                raise ValueError(f"df.slice has no step; got {part}")
+            part = parts[axis] if axis < len(parts) else slice(None)
+            begin, end = _bounds(part, dim)
             start.append(begin)
-            limit.append(max(begin, end))
-        return self.graph.emit(df.SliceOp(self.value, start, limit))
+            limit.append(end)
+            if isinstance(part, slice):
+                kept.append(end - begin)
+        sliced = self.graph.emit(df.SliceOp(self.value, start, limit))
+        return sliced if len(kept) == len(self.shape) else sliced.reshape(kept)
+
+
+def _bounds(part: int | slice, dim: int) -> tuple[int, int]:
+    """`[begin, end)` of one index along an axis of size `dim`."""
+    if isinstance(part, slice):
+        begin, end, step = part.indices(dim)
+        if step != 1:
+            raise ValueError(f"df.slice has no step; got {part}")
+        return begin, max(begin, end)
+    if not -dim <= part < dim:
+        raise IndexError(f"index {part} is out of range for an axis of size {dim}")
+    return part % dim, part % dim + 1
 
 
 def select(condition: Tensor, on_true: Tensor, on_false: Tensor) -> Tensor:

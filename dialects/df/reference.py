@@ -17,8 +17,10 @@ Array = NDArray[Any]
 
 
 def sigmoid(x: Array) -> Array:
-    """`1 / (1 + exp(-x))`, written through tanh so it never overflows."""
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
+    """`1 / (1 + exp(-x))` without overflow or cancellation: with `z = exp(-|x|)`,
+    `1 / (1 + z)` for x >= 0 and `z / (1 + z)` below."""
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
 
 
 def softmax(x: Array, axis: int) -> Array:

@@ -150,7 +150,12 @@ def conv2d(
             f"input {format_shape(input)} has {input[1]} channels but filter "
             f"{format_shape(filter)} expects {filter[1]}"
         )
-    oh, ow = window2d(input[2:], filter[2:], strides, pads, dilations)
+    try:
+        oh, ow = window2d(input[2:], filter[2:], strides, pads, dilations)
+    except ShapeError as error:
+        raise ShapeError(
+            f"input {format_shape(input)} and filter {format_shape(filter)}: {error}"
+        ) from None
     return (input[0], filter[0], oh, ow)
 
 
@@ -161,7 +166,10 @@ def pool2d(
         raise ShapeError(f"input {format_shape(input)} must be 4-D (NCHW)")
     if len(kernel) != 2 or min(kernel) < 1:
         raise ShapeError(f"kernel {list(kernel)} must be 2 positive sizes")
-    oh, ow = window2d(input[2:], kernel, strides, pads, (1, 1))
+    try:
+        oh, ow = window2d(input[2:], kernel, strides, pads, (1, 1))
+    except ShapeError as error:
+        raise ShapeError(f"input {format_shape(input)} and kernel {list(kernel)}: {error}") from None
     top, left, bottom, right = pads
     if max(top, bottom) >= kernel[0] or max(left, right) >= kernel[1]:
         raise ShapeError(f"pads {list(pads)} must be smaller than the kernel {list(kernel)}")
@@ -169,6 +177,8 @@ def pool2d(
 
 
 def concat(shapes: Sequence[Shape], axis: int) -> Shape:
+    if not shapes:
+        raise ShapeError("concat needs at least one operand")
     first = shapes[0]
     axis = normalize_axis(axis, len(first))
     for other in shapes[1:]:
