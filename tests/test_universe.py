@@ -29,11 +29,16 @@ def test_plain_xdsl_opt_round_trips_an_example() -> None:
     source = EXAMPLES / "mlp.mlir"
     first = subprocess.run(
         [sys.executable, "-m", "xdsl.tools.xdsl_opt", str(source)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     second = subprocess.run(
         [sys.executable, "-m", "xdsl.tools.xdsl_opt"],
-        input=first, capture_output=True, text=True, check=True,
+        input=first,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "df.softmax" in first
     assert first == second

@@ -169,7 +169,8 @@ def pool2d(
     try:
         oh, ow = window2d(input[2:], kernel, strides, pads, (1, 1))
     except ShapeError as error:
-        raise ShapeError(f"input {format_shape(input)} and kernel {list(kernel)}: {error}") from None
+        message = f"input {format_shape(input)} and kernel {list(kernel)}: {error}"
+        raise ShapeError(message) from None
     top, left, bottom, right = pads
     if max(top, bottom) >= kernel[0] or max(left, right) >= kernel[1]:
         raise ShapeError(f"pads {list(pads)} must be smaller than the kernel {list(kernel)}")
