@@ -374,7 +374,7 @@ def python_cast(value: float | bool, target: str) -> float | bool:
     return int(value) if target in ("i32", "i64") else float(value)
 
 
-@pytest.mark.parametrize(("source", "target"), itertools.product(ALL, ALL))
+@pytest.mark.parametrize(("source", "target"), list(itertools.product(ALL, ALL)))
 def test_cast(source: str, target: str) -> None:
     values = CAST_SOURCES[source]
     if target == "i32":  # keep values in range of the target
