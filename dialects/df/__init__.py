@@ -39,16 +39,20 @@ from dialects.df.elementwise import (
     TanhOp,
     UnaryElementwiseOp,
 )
+from dialects.df.folding import DfConstantMaterialization
 from dialects.df.leaves import ConstantOp
 from dialects.df.nn import (
+    AvgPool2DGradOp,
     AvgPool2DOp,
     Conv2DGradFilterOp,
     Conv2DGradInputOp,
     Conv2DOp,
     ConvolutionOp,
     MatmulOp,
+    MaxPool2DGradOp,
     MaxPool2DOp,
     Pool2DOp,
+    PoolingOp,
 )
 from dialects.df.shape_ops import (
     BroadcastToOp,
@@ -68,6 +72,7 @@ __all__ = [
     "AbsOp",
     "AddNOp",
     "AddOp",
+    "AvgPool2DGradOp",
     "AvgPool2DOp",
     "BinaryElementwiseOp",
     "BroadcastToOp",
@@ -89,12 +94,14 @@ __all__ = [
     "LessOp",
     "LogOp",
     "MatmulOp",
+    "MaxPool2DGradOp",
     "MaxPool2DOp",
     "MaximumOp",
     "MinimumOp",
     "MulOp",
     "NegOp",
     "Pool2DOp",
+    "PoolingOp",
     "PowOp",
     "ReciprocalOp",
     "RecvOp",
@@ -156,6 +163,8 @@ DF = Dialect(
         Conv2DGradFilterOp,
         MaxPool2DOp,
         AvgPool2DOp,
+        MaxPool2DGradOp,
+        AvgPool2DGradOp,
         TransposeOp,
         ReshapeOp,
         BroadcastToOp,
@@ -169,4 +178,5 @@ DF = Dialect(
         RecvOp,
     ],
     [],
+    [DfConstantMaterialization()],
 )

@@ -7,8 +7,10 @@ import abc
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import StringAttr, TensorType
-from xdsl.ir import Attribute
+from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, ParsePropInAttrDict
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.utils.exceptions import VerifyException
 
 from dialects.df import annotations
@@ -19,12 +21,16 @@ FUNCTIONAL_SYNTAX = "attr-dict `:` functional-type(operands, results)"
 """Shared tail of the custom syntax: `{props} : (operand types) -> result type`."""
 
 
-class DfOp(IRDLOperation, abc.ABC):
+class DfOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface, abc.ABC):
     """Base of all `df` ops.
 
     Subclasses check their own typing rule in `verify_types`; shape rules raise
     `ShapeError`, which is reported here prefixed with the op name so every
     message says which op and which shapes disagree.
+
+    Every op folds when its operands are constants (through its reference
+    semantics) and offers its canonical-form patterns, so upstream `canonicalize`
+    simplifies `df` programs. Both are imported lazily: they need the op classes.
     """
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -37,6 +43,17 @@ class DfOp(IRDLOperation, abc.ABC):
         except VerifyException as error:
             raise VerifyException(f"{self.name}: {error}") from error
         self._verify_annotations()
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        from dialects.df.folding import fold_op
+
+        return fold_op(self)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from dialects.df.canonicalization import canonicalization_patterns
+
+        return canonicalization_patterns(cls)
 
     @abc.abstractmethod
     def verify_types(self) -> None:

@@ -21,7 +21,7 @@ from dialects.df import shapes
 from dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
 from dialects.df.elementwise import common_element
 from dialects.df.shapes import ShapeError
-from dialects.df.types import FLOATS, NUMBERS, bool_attr, flag, i64_array, shape_of
+from dialects.df.types import FLOATS, NUMBERS, bool_attr, flag, i64_array, shape_of, static_tensor
 
 Value = Operation | SSAValue
 
@@ -261,12 +261,44 @@ class Conv2DGradFilterOp(ConvolutionOp):
             )
 
 
-class Pool2DOp(WindowOp, abc.ABC):
+def _pool_properties(
+    kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+) -> dict[str, Attribute]:
+    return {
+        "kernel": i64_array(list(kernel)),
+        "strides": i64_array(list(strides)),
+        "pads": i64_array(list(pads)),
+    }
+
+
+class PoolingOp(WindowOp, abc.ABC):
+    """Base of the pooling ops and their gradients: a `kernel` window moved by `strides`
+    over an NCHW input padded by `pads`."""
+
+    kernel = prop_def(DenseArrayBase[IntegerType])
+
+    @property
+    def kernel_values(self) -> tuple[int, ...]:
+        return _values(self.kernel)
+
+    def pooled_type(self, input: Attribute) -> TensorType:
+        """The pooled output type of `input` under this op's properties."""
+        return Pool2DOp.infer_type(input, self.kernel_values, self.stride_values, self.pad_values)
+
+    def require_output_grad(self, output_grad: Attribute, input: Attribute) -> None:
+        expected = self.pooled_type(input)
+        if output_grad != expected:
+            raise ShapeError(
+                f"output gradient {output_grad} does not match {expected}, the pooled "
+                f"output of input {input}"
+            )
+
+
+class Pool2DOp(PoolingOp, abc.ABC):
     """2-D pooling over NCHW: a `kernel` window moved by `strides` over a padded input."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    kernel = prop_def(DenseArrayBase[IntegerType])
 
     assembly_format = "$input " + FUNCTIONAL_SYNTAX
 
@@ -282,16 +314,8 @@ class Pool2DOp(WindowOp, abc.ABC):
         super().__init__(
             operands=[input],
             result_types=[result],
-            properties={
-                "kernel": i64_array(list(kernel)),
-                "strides": i64_array(list(strides)),
-                "pads": i64_array(list(pads)),
-            },
+            properties=_pool_properties(kernel, strides, pads),
         )
-
-    @property
-    def kernel_values(self) -> tuple[int, ...]:
-        return _values(self.kernel)
 
     @staticmethod
     def infer_type(
@@ -302,10 +326,7 @@ class Pool2DOp(WindowOp, abc.ABC):
         return TensorType(element, shapes.pool2d(shape_of(input), kernel, strides, pads))
 
     def verify_types(self) -> None:
-        expected = self.infer_type(
-            self.input.type, self.kernel_values, self.stride_values, self.pad_values
-        )
-        require_result(self.result.type, expected, [self.input.type])
+        require_result(self.result.type, self.pooled_type(self.input.type), [self.input.type])
 
 
 @irdl_op_definition
@@ -320,3 +341,70 @@ class AvgPool2DOp(Pool2DOp):
     """Mean over each window, counting only elements inside the input (not padding)."""
 
     name = "df.avg_pool2d"
+
+
+@irdl_op_definition
+class MaxPool2DGradOp(PoolingOp):
+    """Gradient of max_pool2d: (input, d_output) → d_input.
+
+    Each window's gradient goes to the first position (in row-major window order)
+    holding the window's maximum, as in TensorFlow's MaxPoolGrad.
+    """
+
+    name = "df.max_pool2d_grad"
+
+    input = operand_def(TensorType)
+    output_grad = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input `,` $output_grad " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        output_grad: Value,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        super().__init__(
+            operands=[input, output_grad],
+            result_types=[_type(input)],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    def verify_types(self) -> None:
+        self.require_output_grad(self.output_grad.type, self.input.type)
+        require_result(self.result.type, static_tensor(self.input.type), [self.input.type])
+
+
+@irdl_op_definition
+class AvgPool2DGradOp(PoolingOp):
+    """Gradient of avg_pool2d: d_output → d_input, each window's gradient spread evenly
+    over its elements inside the input. The result type names the input shape."""
+
+    name = "df.avg_pool2d_grad"
+
+    output_grad = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$output_grad " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        output_grad: Value,
+        input_type: TensorType,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        super().__init__(
+            operands=[output_grad],
+            result_types=[input_type],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    def verify_types(self) -> None:
+        self.require_output_grad(self.output_grad.type, self.result.type)

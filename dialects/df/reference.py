@@ -138,3 +138,40 @@ def avg_pool2d(
     total = np.sum(np.stack([padded[:, :, r, c] for _, _, r, c in taps]), axis=0)
     count = np.sum(np.stack([inside[:, :, r, c] for _, _, r, c in taps]), axis=0)
     return total / count
+
+
+def max_pool2d_grad(
+    x: Array,
+    dy: Array,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+) -> Array:
+    """Route each window's gradient to the first position holding the window's maximum."""
+    top, left, _, _ = pads
+    padded = _pad_spatial(x, pads, -np.inf)
+    grad = np.zeros(padded.shape, dtype=dy.dtype)
+    taps = list(_taps(kernel, dy.shape[2:], strides, (1, 1)))
+    winner = np.argmax(np.stack([padded[:, :, r, c] for _, _, r, c in taps]), axis=0)
+    for index, (_, _, rows, cols) in enumerate(taps):
+        grad[:, :, rows, cols] += np.where(winner == index, dy, 0)
+    return grad[:, :, top : top + x.shape[2], left : left + x.shape[3]]
+
+
+def avg_pool2d_grad(
+    dy: Array,
+    input_shape: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+) -> Array:
+    """Spread each window's gradient evenly over its elements inside the input."""
+    top, left, bottom, right = pads
+    n, c, h, w = input_shape
+    inside = _pad_spatial(np.ones((1, 1, h, w), dtype=dy.dtype), pads)
+    taps = list(_taps(kernel, dy.shape[2:], strides, (1, 1)))
+    count = np.sum(np.stack([inside[:, :, r, c] for _, _, r, c in taps]), axis=0)
+    grad = np.zeros((n, c, h + top + bottom, w + left + right), dtype=dy.dtype)
+    for _, _, rows, cols in taps:
+        grad[:, :, rows, cols] += dy / count
+    return grad[:, :, top : top + h, left : left + w]

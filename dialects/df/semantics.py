@@ -236,6 +236,20 @@ def _avg_pool2d(op: nn.AvgPool2DOp, inputs: Sequence[Array]) -> Array:
     )
 
 
+@semantics(nn.MaxPool2DGradOp)
+def _max_pool2d_grad(op: nn.MaxPool2DGradOp, inputs: Sequence[Array]) -> Array:
+    return reference.max_pool2d_grad(
+        inputs[0], inputs[1], op.kernel_values, op.stride_values, op.pad_values
+    )
+
+
+@semantics(nn.AvgPool2DGradOp)
+def _avg_pool2d_grad(op: nn.AvgPool2DGradOp, inputs: Sequence[Array]) -> Array:
+    return reference.avg_pool2d_grad(
+        inputs[0], shape_of(op.result.type), op.kernel_values, op.stride_values, op.pad_values
+    )
+
+
 @semantics(so.TransposeOp)
 def _transpose(op: so.TransposeOp, inputs: Sequence[Array]) -> Array:
     return np.transpose(inputs[0], op.perm_values)
