@@ -5,10 +5,28 @@ factory so that listing passes does not import the compiler.
 """
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+
+PASSES: dict[str, tuple[str, str]] = {
+    "df-fold-constants": ("transforms.fold_constants", "FoldConstantsPass"),
+    "df-simplify-arith": ("transforms.simplify_arith", "SimplifyArithPass"),
+    "df-prune": ("transforms.prune", "PrunePass"),
+    "df-autodiff": ("transforms.autodiff", "AutodiffPass"),
+    "df-optimize": ("transforms.optimize", "OptimizePass"),
+}
+"""Each pass name with the module and class that define it."""
+
+
+def _load_pass(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        loaded: type[ModulePass] = getattr(import_module(module), class_name)
+        return loaded
+
+    return load
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
@@ -21,7 +39,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    return {}
+    return {name: _load_pass(*where) for name, where in PASSES.items()}
 
 
 DFLOW_UNIVERSE = Universe(all_dialects=get_all_dialects(), all_passes=get_all_passes())

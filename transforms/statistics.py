@@ -67,6 +67,7 @@ class PassStatistics:
     pass_name: str
     enabled: bool
     counts: Counter[str] = field(default_factory=Counter[str])
+    figures: dict[str, int] = field(default_factory=dict[str, int])
     before: ModuleSize | None = None
     after: ModuleSize | None = None
 
@@ -77,8 +78,13 @@ class PassStatistics:
         return [CountingPattern(pattern, self.counts) for pattern in patterns]
 
     def count(self, what: str, times: int = 1) -> None:
-        """Count an action that is not a pattern (a pruned result, a folded op)."""
-        self.counts[what] += times
+        """Count an action that is not a pattern (a pruned result, a merged op)."""
+        if times:
+            self.counts[what] += times
+
+    def record(self, what: str, value: int) -> None:
+        """Note a figure that is not a rewrite (the rounds a fixed point took)."""
+        self.figures[what] = value
 
     def start(self, module: ModuleOp) -> None:
         if self.enabled:
@@ -99,4 +105,5 @@ class PassStatistics:
             f"({after.constant_bytes - before.constant_bytes:+d})"
         ]
         lines += [f"  {name}: {times}" for name, times in sorted(self.counts.items())]
+        lines += [f"  ({name}: {value})" for name, value in sorted(self.figures.items())]
         return "\n".join(lines)
