@@ -32,7 +32,7 @@ UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "tanh": lambda x: x.tanh(),
     "sigmoid": lambda x: x.sigmoid(),
     "relu": lambda x: x.relu(),
-    "abs": lambda x: abs(x),
+    "abs": abs,
     "square": lambda x: x.square(),
     "identity": lambda x: x.identity(),
 }
@@ -94,23 +94,20 @@ class _Builder:
         return x + self.graph.constant(np.zeros((4, 8)), self.dtype)
 
     def other(self) -> Tensor:
+        """One of the non-elementwise-chain ops, each with operands it accepts."""
         x, y = self.pick(), self.operand()
-        choice = int(self.rng.integers(7))
-        if choice == 0:
-            return select(x > y, x, self.operand())
-        if choice == 1:
-            return x.cast("f32").cast(self.dtype)
-        if choice == 2:
-            full = self.full(x)
-            return addn([full, self.full(y), full])
-        if choice == 3:
-            weight = self.graph.constant(self.rng.normal(size=(8, 8)) / 3, self.dtype)
-            return self.full(x) @ weight
-        if choice == 4:
-            return self.full(x).sum([1], keepdims=True) * 0.125
-        if choice == 5:
-            return self.full(x).T.reshape([32]).reshape([8, 4]).T
-        return self.full(x).max([0], keepdims=True) - y
+        makers: list[Callable[[], Tensor]] = [
+            lambda: select(x > y, x, self.operand()),
+            lambda: x.cast("f32").cast(self.dtype),
+            lambda: addn([self.full(x), self.full(y), self.full(x)]),
+            lambda: (
+                self.full(x) @ self.graph.constant(self.rng.normal(size=(8, 8)) / 3, self.dtype)
+            ),
+            lambda: self.full(x).sum([1], keepdims=True) * 0.125,
+            lambda: self.full(x).T.reshape([32]).reshape([8, 4]).T,
+            lambda: self.full(x).max([0], keepdims=True) - y,
+        ]
+        return makers[int(self.rng.integers(len(makers)))]()
 
 
 def random_graph(seed: int, min_ops: int = 30, dtype: str = "f64") -> ModuleOp:

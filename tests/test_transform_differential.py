@@ -75,8 +75,8 @@ def _runnable(module: ModuleOp) -> list[FuncOp]:
 
 def assert_same_results(before: tuple[Any, ...], after: tuple[Any, ...], where: str) -> None:
     assert len(before) == len(after), where
-    for index, (expected, actual) in enumerate(zip(before, after, strict=True)):
-        expected, actual = np.asarray(expected), np.asarray(actual)
+    for index, (old, new) in enumerate(zip(before, after, strict=True)):
+        expected, actual = np.asarray(old), np.asarray(new)
         assert actual.shape == expected.shape and actual.dtype == expected.dtype, where
         if expected.dtype.kind != "f":
             np.testing.assert_array_equal(actual, expected, err_msg=f"{where} result {index}")
