@@ -1,0 +1,79 @@
+// RUN: xdsl-opt %s --split-input-file -p 'df-autodiff{func=main wrt=0,1}' | filecheck %s
+
+// df-autodiff adds @main_grad: @main's arguments; @main's results followed by the
+// gradient of result 0 (the scalar loss) w.r.t. arguments 0 and 1, in that order.
+// The forward ops are cloned unmarked; every op of the backward sweep carries
+// df.backward. @main itself is left as it was.
+
+// A broadcasting mul: the gradient of the 1x8 operand is summed over axis 0 and
+// reshaped back; relu passes the gradient where its input is positive.
+
+// CHECK-LABEL: func.func @main(
+// CHECK-NOT:   df.backward
+// CHECK:       func.return
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<1x8xf32>) -> (tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x8xf32>) {
+// CHECK-NEXT:    %[[M:.*]] = df.mul %[[X]], %[[W]] : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = df.relu %[[M]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[L:.*]] = df.reduce_sum %[[R]] : (tensor<4x8xf32>) -> tensor<f32>
+// CHECK-NEXT:    %[[ONE:.*]] = df.constant {df.backward} dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[K:.*]] = df.reshape %[[ONE]] {df.backward} : (tensor<f32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[GR:.*]] = df.broadcast_to %[[K]] {df.backward} : (tensor<1x1xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = df.constant {df.backward} dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[POS:.*]] = df.greater %[[M]], %[[ZERO]] {df.backward} : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xi1>
+// CHECK-NEXT:    %[[GM:.*]] = df.select %[[POS]], %[[GR]], %[[ZERO]] {df.backward} : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[GX:.*]] = df.mul %[[GM]], %[[W]] {df.backward} : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[GWFULL:.*]] = df.mul %[[GM]], %[[X]] {df.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[GWSUM:.*]] = df.reduce_sum %[[GWFULL]] {df.backward, axes = array<i64: 0>} : (tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT:    %[[GW:.*]] = df.reshape %[[GWSUM]] {df.backward} : (tensor<8xf32>) -> tensor<1x8xf32>
+// CHECK-NEXT:    func.return %[[L]], %[[R]], %[[GX]], %[[GW]] : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<1x8xf32>
+// CHECK-NEXT:  }
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<1x8xf32>) -> (tensor<f32>, tensor<4x8xf32>) {
+  %0 = df.mul %x, %w : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %1 = df.relu %0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = df.reduce_sum %1 : (tensor<4x8xf32>) -> tensor<f32>
+  func.return %2, %1 : tensor<f32>, tensor<4x8xf32>
+}
+
+// -----
+
+// matmul: gA = g·Bᵀ and gB = Aᵀ·g; the mean's gradient is scaled by 1/8.
+
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>) -> (tensor<f32>, tensor<2x3xf32>, tensor<3x4xf32>) {
+// CHECK-NEXT:    %[[P:.*]] = df.matmul %[[A]], %[[B]] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[L:.*]] = df.reduce_mean %[[P]] : (tensor<2x4xf32>) -> tensor<f32>
+// CHECK-NEXT:    %[[ONE:.*]] = df.constant {df.backward} dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[EIGHTH:.*]] = df.constant {df.backward} dense<1.250000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[S:.*]] = df.mul %[[ONE]], %[[EIGHTH]] {df.backward} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    %[[K:.*]] = df.reshape %[[S]] {df.backward} : (tensor<f32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[G:.*]] = df.broadcast_to %[[K]] {df.backward} : (tensor<1x1xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[GA:.*]] = df.matmul %[[G]], %[[B]] {df.backward, transpose_b = true} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[GB:.*]] = df.matmul %[[A]], %[[G]] {df.backward, transpose_a = true} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return %[[L]], %[[GA]], %[[GB]] : tensor<f32>, tensor<2x3xf32>, tensor<3x4xf32>
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<f32> {
+  %0 = df.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = df.reduce_mean %0 : (tensor<2x4xf32>) -> tensor<f32>
+  func.return %1 : tensor<f32>
+}
+
+// -----
+
+// %x is used three times: its contributions are summed by one df.addn. %unused
+// has no path to the loss: its gradient is a zero splat of its type.
+
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[X:.*]]: tensor<3xf32>, %{{.*}}: tensor<2xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<2xf32>) {
+// CHECK:         %[[L:.*]] = df.reduce_sum %{{.*}} : (tensor<3xf32>) -> tensor<f32>
+// CHECK:         %[[G:.*]] = df.broadcast_to %{{.*}} {df.backward} : (tensor<1xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[G1:.*]] = df.mul %[[G]], %[[X]] {df.backward} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[G2:.*]] = df.mul %[[G]], %[[X]] {df.backward} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[GX:.*]] = df.addn %[[G]], %[[G1]], %[[G2]] {df.backward} : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[GU:.*]] = df.constant {df.backward} dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    func.return %[[L]], %[[GX]], %[[GU]] : tensor<f32>, tensor<3xf32>, tensor<2xf32>
+func.func @main(%x: tensor<3xf32>, %unused: tensor<2xf32>) -> tensor<f32> {
+  %0 = df.mul %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = df.add %0, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %2 = df.reduce_sum %1 : (tensor<3xf32>) -> tensor<f32>
+  func.return %2 : tensor<f32>
+}
