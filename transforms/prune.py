@@ -40,6 +40,10 @@ def find_function(module: ModuleOp, name: str, pass_name: str) -> FuncOp:
 def keep_fetches(function: FuncOp, fetches: tuple[int, ...], pass_name: str) -> int:
     """Make `function` return only the results at `fetches`; returns how many it dropped."""
     results = function.function_type.outputs.data
+    if function.is_declaration:
+        raise PassFailedException(
+            f"{pass_name}: @{function.sym_name.data} is a declaration: it has no body to prune"
+        )
     for index in fetches:
         if not 0 <= index < len(results):
             raise PassFailedException(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from xdsl.context import Context
@@ -36,6 +36,7 @@ from dialects.df import nn
 from dialects.df.canonicalization import (
     all_canonicalization_patterns,
     forward,
+    producer,
     replace_keeping_annotations,
 )
 from dialects.df.folding import constant_operand, is_splat
@@ -44,6 +45,8 @@ from dialects.df.semantics import Array, from_array, numpy_dtype
 from dialects.df.types import flag, is_float, shape_of, static_tensor
 from transforms.rewriting import apply_patterns
 from transforms.statistics import PassStatistics
+
+OpT = TypeVar("OpT", bound=Operation)
 
 # --- matching helpers -------------------------------------------------------------
 
@@ -81,6 +84,13 @@ def splat_constant(number: float, type: Attribute) -> ConstantOp:
     tensor = static_tensor(type)
     array = np.full(tensor.get_shape(), number, numpy_dtype(tensor.element_type))
     return ConstantOp(from_array(array, tensor))
+
+
+def inherit(new_op: OpT, old_op: Operation) -> OpT:
+    """`new_op` with the discardable attributes (placement, hints) of the op it replaces."""
+    for name, value in old_op.attributes.items():
+        new_op.attributes.setdefault(name, value)
+    return new_op
 
 
 def exact_for_all_inputs(op: Operation, fastmath: bool) -> bool:
@@ -206,7 +216,7 @@ class DivBySqrtToMulRsqrt(RewritePattern):
         root = sole_user(op.rhs, ew.SqrtOp)
         if root is None:
             return
-        rsqrt = ew.RsqrtOp(root.operands[0])
+        rsqrt = inherit(ew.RsqrtOp(root.operands[0]), root)
         replace_keeping_annotations(rewriter, op, [rsqrt, ew.MulOp(op.lhs, rsqrt.result)])
 
 
@@ -214,7 +224,8 @@ def _has_exact_reciprocal(divisor: Array) -> bool:
     """Whether `divisor` is a power of two whose reciprocal its type holds exactly."""
     if not np.isfinite(divisor) or divisor == 0:
         return False
-    reciprocal = np.reciprocal(divisor)
+    with np.errstate(over="ignore"):
+        reciprocal = np.reciprocal(divisor)
     mantissa, _ = np.frexp(divisor)
     return bool(abs(mantissa) == 0.5 and np.isfinite(reciprocal) and reciprocal * divisor == 1)
 
@@ -230,6 +241,17 @@ class DivByPowerOfTwoToMul(RewritePattern):
             return
         scale = splat_constant(1 / divisor, op.rhs.type)
         replace_keeping_annotations(rewriter, op, [scale, ew.MulOp(op.lhs, scale.result)])
+
+
+class CancelDoubleReciprocal(RewritePattern):
+    """reciprocal(reciprocal(x)) = x, up to rounding (1/(1/x) may differ from x in the
+    last bit; a subnormal x, whose reciprocal overflows, comes back as x, not 0).
+    Exact for zeros, infinities and NaN."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ew.ReciprocalOp, rewriter: PatternRewriter) -> None:
+        if inner := producer(op.input, ew.ReciprocalOp):
+            forward(rewriter, op, inner.operands[0])
 
 
 # --- negations --------------------------------------------------------------------
@@ -285,7 +307,10 @@ def _is_inner_sum(op: Operation) -> bool:
     """Whether `op`'s sum is opened by the one sum of its type that uses it."""
     result = op.results[0]
     user = result.get_user_of_unique_use()
-    return isinstance(user, ew.AddOp | ew.AddNOp) and user.results[0].type == result.type
+    if not isinstance(user, ew.AddOp | ew.AddNOp) or user.results[0].type != result.type:
+        return False
+    total = user.results[0]
+    return _addition_terms(total, total.type, True) != [total]
 
 
 class MergeAddChainIntoAddN(RewritePattern):
@@ -375,6 +400,7 @@ class FoldScaleIntoMatmul(RewritePattern):
                 transpose_a=flag(matmul.transpose_a),
                 transpose_b=flag(matmul.transpose_b),
             )
+            inherit(new_matmul, matmul)
             if replace_keeping_annotations(rewriter, op, [weight, new_matmul]):
                 return
 
@@ -413,7 +439,7 @@ def _scaled_conv(conv: nn.Conv2DOp, factor: Array) -> list[Operation] | None:
         "pads": conv.pad_values,
         "dilations": conv.dilation_values,
     }
-    new_ops.append(nn.Conv2DOp(conv.input, weight.result, bias, **window))
+    new_ops.append(inherit(nn.Conv2DOp(conv.input, weight.result, bias, **window), conv))
     return new_ops
 
 
@@ -475,6 +501,7 @@ def arith_patterns(fastmath: bool) -> list[RewritePattern]:
         PowMinusOneToReciprocal(),
         DivBySqrtToMulRsqrt(),
         DivByPowerOfTwoToMul(),
+        CancelDoubleReciprocal(),
         AddNegToSub(),
         SubNegToAdd(),
         MulOfNegsToMul(),

@@ -41,7 +41,7 @@ def replace_keeping_annotations(
     return True
 
 
-def _producer(value: SSAValue, kind: type[Operation]) -> Operation | None:
+def producer(value: SSAValue, kind: type[Operation]) -> Operation | None:
     owner = value.owner
     return owner if isinstance(owner, kind) else None
 
@@ -65,17 +65,7 @@ class CancelDoubleNegation(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ew.NegOp, rewriter: PatternRewriter) -> None:
-        if inner := _producer(op.input, ew.NegOp):
-            forward(rewriter, op, inner.operands[0])
-
-
-class CancelDoubleReciprocal(RewritePattern):
-    """reciprocal(reciprocal(x)) = x (up to rounding; subnormal x would overflow to inf
-    in between, so this holds for normal and special values)."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: ew.ReciprocalOp, rewriter: PatternRewriter) -> None:
-        if inner := _producer(op.input, ew.ReciprocalOp):
+        if inner := producer(op.input, ew.NegOp):
             forward(rewriter, op, inner.operands[0])
 
 
@@ -84,7 +74,7 @@ class CollapseRepeatedRelu(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ew.ReluOp, rewriter: PatternRewriter) -> None:
-        if _producer(op.input, ew.ReluOp):
+        if producer(op.input, ew.ReluOp):
             forward(rewriter, op, op.input)
 
 
@@ -93,7 +83,7 @@ class CollapseRepeatedAbs(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ew.AbsOp, rewriter: PatternRewriter) -> None:
-        if _producer(op.input, ew.AbsOp):
+        if producer(op.input, ew.AbsOp):
             forward(rewriter, op, op.input)
 
 
@@ -103,7 +93,7 @@ class DropNegationUnderEvenFunction(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ew.AbsOp | ew.SquareOp):
             return
-        if inner := _producer(op.input, ew.NegOp):
+        if inner := producer(op.input, ew.NegOp):
             replace_keeping_annotations(rewriter, op, [type(op)(inner.operands[0])])
 
 
@@ -112,7 +102,7 @@ class ComposeTransposes(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: so.TransposeOp, rewriter: PatternRewriter) -> None:
-        inner = _producer(op.input, so.TransposeOp)
+        inner = producer(op.input, so.TransposeOp)
         if not isinstance(inner, so.TransposeOp):
             return
         composed = [inner.perm_values[axis] for axis in op.perm_values]
@@ -136,7 +126,7 @@ class ComposeReshapes(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: so.ReshapeOp, rewriter: PatternRewriter) -> None:
-        if inner := _producer(op.input, so.ReshapeOp):
+        if inner := producer(op.input, so.ReshapeOp):
             new_op = so.ReshapeOp(inner.operands[0], shape_of(op.result.type))
             replace_keeping_annotations(rewriter, op, [new_op])
 
@@ -146,7 +136,7 @@ class ComposeBroadcasts(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: so.BroadcastToOp, rewriter: PatternRewriter) -> None:
-        if inner := _producer(op.input, so.BroadcastToOp):
+        if inner := producer(op.input, so.BroadcastToOp):
             new_op = so.BroadcastToOp(inner.operands[0], shape_of(op.result.type))
             replace_keeping_annotations(rewriter, op, [new_op])
 
@@ -178,7 +168,6 @@ class RemoveNoopCast(RewritePattern):
 _PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     ew.IdentityOp: (EraseIdentity(),),
     ew.NegOp: (CancelDoubleNegation(),),
-    ew.ReciprocalOp: (CancelDoubleReciprocal(),),
     ew.ReluOp: (CollapseRepeatedRelu(),),
     ew.AbsOp: (CollapseRepeatedAbs(), DropNegationUnderEvenFunction()),
     ew.SquareOp: (DropNegationUnderEvenFunction(),),

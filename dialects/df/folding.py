@@ -81,7 +81,14 @@ def evaluate_constant_op(op: Operation) -> tuple[list[Array], Array] | None:
 
 
 def fold_op(op: Operation, policy: FoldPolicy = FoldPolicy()) -> Sequence[Attribute] | None:
-    """The folded result of `op` as a dense attribute, or None when it does not fold."""
+    """The folded result of `op` as a dense attribute, or None when it does not fold.
+
+    An op with discardable attributes (a placement, a hint) does not fold here: the
+    constant that upstream folding materializes could not keep them.
+    `df-fold-constants` folds such ops and moves their attributes to the constant.
+    """
+    if op.attributes:
+        return None
     evaluated = evaluate_constant_op(op)
     if evaluated is None or not policy.allows(*evaluated):
         return None

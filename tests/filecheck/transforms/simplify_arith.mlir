@@ -1066,3 +1066,43 @@ func.func @canonical_forms(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x
   %p = df.identity %e {df.device = "gpu:0"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %r, %p : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// CancelDoubleReciprocal: reciprocal(reciprocal(x)) = x (up to the last bit: it is
+// an arithmetic rewrite, not a canonical form). A reciprocal of something else stays.
+
+// CHECK-LABEL: func.func @double_reciprocal(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x2xf64>)
+// CHECK-NEXT:    %[[N:.*]] = df.neg %[[X]] : (tensor<2x2xf64>) -> tensor<2x2xf64>
+// CHECK-NEXT:    %[[R:.*]] = df.reciprocal %[[N]] : (tensor<2x2xf64>) -> tensor<2x2xf64>
+// CHECK-NEXT:    func.return %[[X]], %[[R]] : tensor<2x2xf64>, tensor<2x2xf64>
+func.func @double_reciprocal(%x: tensor<2x2xf64>) -> (tensor<2x2xf64>, tensor<2x2xf64>) {
+  %a = df.reciprocal %x : (tensor<2x2xf64>) -> tensor<2x2xf64>
+  %b = df.reciprocal %a : (tensor<2x2xf64>) -> tensor<2x2xf64>
+  %n = df.neg %x : (tensor<2x2xf64>) -> tensor<2x2xf64>
+  %c = df.reciprocal %n : (tensor<2x2xf64>) -> tensor<2x2xf64>
+  func.return %b, %c : tensor<2x2xf64>, tensor<2x2xf64>
+}
+
+// -----
+
+// Rewrites keep placements: the matmul that absorbs a scale keeps its own device,
+// and the rsqrt that replaces a sqrt keeps the sqrt's.
+
+// CHECK-LABEL: func.func @rewrites_keep_devices(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT:    %[[W:.*]] = df.constant dense<6.000000e+00> : tensor<3x2xf32>
+// CHECK-NEXT:    %[[M:.*]] = df.matmul %[[X]], %[[W]] {df.device = "gpu:0"} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+// CHECK-NEXT:    %[[R:.*]] = df.rsqrt %[[Y]] {df.device = "cpu:1"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[D:.*]] = df.mul %[[X]], %[[R]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %[[M]], %[[D]]
+func.func @rewrites_keep_devices(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x3xf32>) {
+  %w = df.constant dense<2.0> : tensor<3x2xf32>
+  %m = df.matmul %x, %w {df.device = "gpu:0"} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %s = df.constant dense<3.0> : tensor<f32>
+  %ms = df.mul %m, %s : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  %r = df.sqrt %y {df.device = "cpu:1"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %d = df.div %x, %r : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %ms, %d : tensor<2x2xf32>, tensor<2x3xf32>
+}
