@@ -17,6 +17,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-prune": ("transforms.prune", "PrunePass"),
     "df-autodiff": ("transforms.autodiff", "AutodiffPass"),
     "df-optimize": ("transforms.optimize", "OptimizePass"),
+    "df-place-devices": ("transforms.placement", "PlaceDevicesPass"),
 }
 """Each pass name with the module and class that define it."""
 
