@@ -1,8 +1,10 @@
 """The `dflow` command line.
 
-`dflow run FILE.mlir [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]`
-parses and verifies the program and runs its entry function. Bad input is
-reported as one line, `FILE:LINE:COL: error: ...`, with exit status 1.
+`dflow run FILE.mlir [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]
+[--devices cpu:0,cpu:1] [--timeout S]` parses and verifies the program and runs its
+entry function; with `--devices` (or a program already partitioned) each device's
+part runs in its own thread. Bad input is reported as one line,
+`FILE:LINE:COL: error: ...`, with exit status 1.
 """
 
 from __future__ import annotations
@@ -10,13 +12,22 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from xdsl.utils.exceptions import InterpretationError
 
 from dflow import feeds
 from dflow.errors import DflowError
+from dflow.multidevice import (
+    entry_signature,
+    is_partitioned,
+    place,
+    run_partitioned,
+    split_for_devices,
+)
 from dflow.source import read_module
-from dialects.df.interpreter import run_function
+from dflow.viz import to_dot, write_picture
+from dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, run_function
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,19 +48,58 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run in the reference interpreter (the only engine until the lowering lands)",
     )
+    run.add_argument(
+        "--devices",
+        metavar="LIST",
+        help="place (unless every op is placed), partition and run on these devices, "
+        "e.g. cpu:0,cpu:1",
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_RECV_TIMEOUT_S,
+        metavar="S",
+        help=f"fail a receive that waits longer (default {DEFAULT_RECV_TIMEOUT_S:g} s)",
+    )
     run.set_defaults(handler=_run)
+    viz = commands.add_parser("viz", help="draw the dataflow graph (.dot, .svg or .png)")
+    viz.add_argument("file", metavar="FILE.mlir", help="the program")
+    viz.add_argument("-o", "--output", required=True, metavar="GRAPH.svg", help="the picture")
+    viz.add_argument("--entry", default="main", help="function to draw (default: main)")
+    viz.add_argument("--devices", metavar="LIST", help="place on these devices first")
+    viz.add_argument(
+        "--partition", action="store_true", help="draw each device's part (with --devices)"
+    )
+    viz.set_defaults(handler=_viz)
     return parser
+
+
+def _viz(args: argparse.Namespace) -> None:
+    module = read_module(args.file)
+    if args.partition:
+        module = split_for_devices(module, args.devices)
+    elif args.devices is not None:
+        place(module, args.devices)
+    write_picture(to_dot(module, args.entry), Path(args.output))
 
 
 def _run(args: argparse.Namespace) -> None:
     module = read_module(args.file)
-    function = feeds.find_entry(module, args.entry)
+    several = args.devices is not None or is_partitioned(module)
+    if several:
+        module = split_for_devices(module, args.devices)
+        function = entry_signature(module, args.entry)
+    else:
+        function = feeds.find_entry(module, args.entry)
     if args.inputs is None:
         inputs = feeds.random_inputs(function, args.seed)
     else:
         inputs = feeds.match_inputs(function, feeds.load_npz(args.inputs), args.inputs)
     try:
-        outputs = run_function(module, args.entry, inputs)
+        if several:
+            outputs = run_partitioned(module, args.entry, inputs, args.timeout)
+        else:
+            outputs = run_function(module, args.entry, inputs)
     except InterpretationError as error:
         raise DflowError(str(error).splitlines()[0], args.file) from None
     if args.output is not None:

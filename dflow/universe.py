@@ -18,6 +18,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-autodiff": ("transforms.autodiff", "AutodiffPass"),
     "df-optimize": ("transforms.optimize", "OptimizePass"),
     "df-place-devices": ("transforms.placement", "PlaceDevicesPass"),
+    "df-partition": ("lowering.partition", "PartitionPass"),
 }
 """Each pass name with the module and class that define it."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -36,12 +37,28 @@ class RecvTimeoutError(InterpretationError):
     """A `df.recv` waited past its timeout: its send never ran."""
 
 
+class RecvAbandonedError(InterpretationError):
+    """A `df.recv` stopped waiting because another device failed."""
+
+
+POLL_S = 0.05
+"""How often a waiting receive checks whether the run was abandoned."""
+
+
 class QueueMailbox:
-    """An in-process mailbox: one FIFO queue per (key, destination)."""
+    """An in-process mailbox: one FIFO queue per (key, destination).
+
+    `abandon()` wakes every waiting receive with `RecvAbandonedError`, so that when
+    one device fails the others stop at once instead of waiting out their timeout.
+    """
 
     def __init__(self) -> None:
         self._queues: dict[tuple[str, str], queue.Queue[Any]] = {}
         self._lock = threading.Lock()
+        self._abandoned = threading.Event()
+
+    def abandon(self) -> None:
+        self._abandoned.set()
 
     def _queue(self, key: str, destination: str) -> queue.Queue[Any]:
         with self._lock:
@@ -51,12 +68,18 @@ class QueueMailbox:
         self._queue(key, destination).put(value)
 
     def get(self, key: str, destination: str, timeout: float) -> Any:
-        try:
-            return self._queue(key, destination).get(timeout=timeout)
-        except queue.Empty:
-            raise RecvTimeoutError(
-                f"df.recv of key {key!r} on {destination} waited {timeout:g} s and no send arrived"
-            ) from None
+        channel = self._queue(key, destination)
+        deadline = time.monotonic() + timeout
+        while not self._abandoned.is_set():
+            try:
+                return channel.get(timeout=max(0.0, min(POLL_S, deadline - time.monotonic())))
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise RecvTimeoutError(
+                        f"df.recv of key {key!r} on {destination} waited {timeout:g} s and no "
+                        "send arrived"
+                    ) from None
+        raise RecvAbandonedError(f"df.recv of key {key!r} on {destination}: another device failed")
 
 
 class DfFunctions(InterpreterFunctions):
@@ -79,7 +102,14 @@ class DfFunctions(InterpreterFunctions):
 
     @impl(RecvOp)
     def run_recv(self, interpreter: Interpreter, op: RecvOp, args: PythonValues) -> PythonValues:
-        return (self.mailbox.get(op.key.data, op.destination.data, self.recv_timeout),)
+        key, source, destination = op.key.data, op.source.data, op.destination.data
+        try:
+            return (self.mailbox.get(key, destination, self.recv_timeout),)
+        except RecvTimeoutError:
+            raise RecvTimeoutError(
+                f"df.recv of key {key!r} from {source} on {destination} waited "
+                f"{self.recv_timeout:g} s and no send arrived"
+            ) from None
 
 
 def _make_impl(op_type: type[Operation]) -> Any:
