@@ -107,3 +107,28 @@ def test_cli_receive_timeout_names_key_and_devices(tmp_path: Path) -> None:
     [line] = result.stderr.splitlines()
     assert "stuck.mlir" in line and "waited 0.3 s" in line
     assert ("'k1' from cpu:1 on cpu:0" in line) or ("'k0' from cpu:0 on cpu:1" in line), line
+
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def test_cli_places_partitions_and_runs_like_one_device(tmp_path: Path) -> None:
+    single = _dflow("run", EXAMPLES / "towers.mlir", "--output", tmp_path / "one.npz")
+    several = _dflow(
+        "run",
+        EXAMPLES / "towers.mlir",
+        "--devices",
+        "cpu:0,cpu:1",
+        "--output",
+        tmp_path / "two.npz",
+    )
+    assert single.returncode == several.returncode == 0, several.stderr
+    with np.load(tmp_path / "one.npz") as one, np.load(tmp_path / "two.npz") as two:
+        np.testing.assert_array_equal(one["out0"], two["out0"])
+
+
+def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:
+    result = _dflow("run", EXAMPLES / "towers.mlir", "--devices", "tpu:0")
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: df-place-devices: bad device")
