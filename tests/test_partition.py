@@ -8,12 +8,11 @@ the same NumPy code on the same inputs, only on another thread).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_support import run_dflow
 from graphgen import random_graph
 from partition_checker import check_partitioned
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -81,19 +80,10 @@ TWO_PARTS = (DATA / "two_parts.mlir").read_text()
 CYCLE = (DATA / "receive_cycle.mlir").read_text()
 
 
-def _dflow(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dflow", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def test_cli_runs_a_partitioned_program(tmp_path: Path) -> None:
     path = tmp_path / "two.mlir"
     path.write_text(TWO_PARTS)
-    result = _dflow("run", path)
+    result = run_dflow("run", path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("out0: shape 2 float32")
 
@@ -101,7 +91,7 @@ def test_cli_runs_a_partitioned_program(tmp_path: Path) -> None:
 def test_cli_receive_timeout_names_key_and_devices(tmp_path: Path) -> None:
     path = tmp_path / "stuck.mlir"
     path.write_text(CYCLE)  # each device waits for the other: nothing is ever sent
-    result = _dflow("run", path, "--timeout", "0.3")
+    result = run_dflow("run", path, "--timeout", "0.3")
     assert result.returncode == 1
     assert result.stdout == ""
     [line] = result.stderr.splitlines()
@@ -113,8 +103,8 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 def test_cli_places_partitions_and_runs_like_one_device(tmp_path: Path) -> None:
-    single = _dflow("run", EXAMPLES / "towers.mlir", "--output", tmp_path / "one.npz")
-    several = _dflow(
+    single = run_dflow("run", EXAMPLES / "towers.mlir", "--output", tmp_path / "one.npz")
+    several = run_dflow(
         "run",
         EXAMPLES / "towers.mlir",
         "--devices",
@@ -128,7 +118,7 @@ def test_cli_places_partitions_and_runs_like_one_device(tmp_path: Path) -> None:
 
 
 def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:
-    result = _dflow("run", EXAMPLES / "towers.mlir", "--devices", "tpu:0")
+    result = run_dflow("run", EXAMPLES / "towers.mlir", "--devices", "tpu:0")
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: df-place-devices: bad device")

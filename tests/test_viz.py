@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_dflow
 
 from dflow.pipeline import apply_pipeline
 from dflow.source import parse_module
@@ -49,19 +48,10 @@ def test_partitioned_graph_draws_one_cluster_per_device_and_send_recv_edges() ->
     assert len(crossing) == 1  # the one send -> recv pair
 
 
-def _dflow(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dflow", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def test_cli_writes_dot(tmp_path: Path) -> None:
     source = tmp_path / "placed.mlir"
     source.write_text(PLACED)
-    result = _dflow("viz", source, "-o", tmp_path / "g.dot")
+    result = run_dflow("viz", source, "-o", tmp_path / "g.dot")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "g.dot").read_text().startswith("digraph dflow {")
 
@@ -71,7 +61,7 @@ def test_cli_writes_dot(tmp_path: Path) -> None:
 def test_cli_draws_pictures(tmp_path: Path, suffix: str, magic: bytes) -> None:
     source = tmp_path / "placed.mlir"
     source.write_text(PLACED)
-    result = _dflow("viz", source, "-o", tmp_path / f"g{suffix}", "--partition")
+    result = run_dflow("viz", source, "-o", tmp_path / f"g{suffix}", "--partition")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / f"g{suffix}").read_bytes().startswith(magic)
 
@@ -79,7 +69,7 @@ def test_cli_draws_pictures(tmp_path: Path, suffix: str, magic: bytes) -> None:
 def test_cli_rejects_an_unknown_picture_format(tmp_path: Path) -> None:
     source = tmp_path / "placed.mlir"
     source.write_text(PLACED)
-    result = _dflow("viz", source, "-o", tmp_path / "g.jpg")
+    result = run_dflow("viz", source, "-o", tmp_path / "g.jpg")
     assert result.returncode == 1
     assert result.stderr.strip().endswith("the file must end in .dot, .svg or .png")
     assert "Traceback" not in result.stderr
