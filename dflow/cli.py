@@ -3,18 +3,21 @@
 `dflow run FILE.mlir [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]
 [--devices cpu:0,cpu:1] [--timeout S]` parses and verifies the program and runs its
 entry function; with `--devices` (or a program already partitioned) each device's
-part runs in its own thread. Bad input is reported as one line,
+part runs in its own thread. `dflow plan FILE.mlir [--entry NAME] [--devices LIST]
+[--json]` partitions (on cpu:0 without `--devices`) and prints each device's arena,
+its lower bound and the naive size (`df-plan-buffers`). Bad input is reported as one line,
 `FILE:LINE:COL: error: ...`, with exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from xdsl.utils.exceptions import InterpretationError
+from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from dflow import feeds
 from dflow.errors import DflowError
@@ -28,6 +31,7 @@ from dflow.multidevice import (
 from dflow.source import read_module
 from dflow.viz import to_dot, write_picture
 from dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, run_function
+from lowering.plan_buffers import plan_entry
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,7 +75,41 @@ def _parser() -> argparse.ArgumentParser:
         "--partition", action="store_true", help="draw each device's part (with --devices)"
     )
     viz.set_defaults(handler=_viz)
+    _plan_arguments(commands.add_parser("plan", help="report each device's arena size"))
     return parser
+
+
+def _plan_arguments(plan: argparse.ArgumentParser) -> None:
+    plan.add_argument("file", metavar="FILE.mlir", help="the program")
+    plan.add_argument("--entry", default="main", help="function to plan (default: main)")
+    plan.add_argument("--devices", metavar="LIST", help="place and partition on these first")
+    plan.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    plan.set_defaults(handler=_plan)
+
+
+PLAN_FIGURES = ("arena_bytes", "lower_bound_bytes", "naive_bytes")
+
+
+def _plan(args: argparse.Namespace) -> None:
+    module = split_for_devices(read_module(args.file), args.devices)
+    try:
+        plans = plan_entry(module, args.entry)
+    except DiagnosticException as error:
+        raise DflowError(str(error)) from None
+    figures = {
+        device: {name: getattr(memory, name) for name in PLAN_FIGURES}
+        for device, memory in plans.items()
+    }
+    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
+
+
+def _plan_table(figures: dict[str, dict[str, int]]) -> str:
+    """One row per device: the arena, its lower bound and the naive size, in bytes."""
+    width = max(len("device"), *map(len, figures))
+    lines = [f"{'device':<{width}}" + "".join(f"  {name}" for name in PLAN_FIGURES)]
+    for device, row in figures.items():
+        lines.append(f"{device:<{width}}" + "".join(f"  {row[n]:>{len(n)}}" for n in PLAN_FIGURES))
+    return "\n".join(lines)
 
 
 def _viz(args: argparse.Namespace) -> None:

@@ -19,6 +19,8 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-optimize": ("transforms.optimize", "OptimizePass"),
     "df-place-devices": ("transforms.placement", "PlaceDevicesPass"),
     "df-partition": ("lowering.partition", "PartitionPass"),
+    "df-fuse": ("lowering.fuse", "FusePass"),
+    "df-plan-buffers": ("lowering.plan_buffers", "PlanBuffersPass"),
 }
 """Each pass name with the module and class that define it."""
 
