@@ -1,7 +1,8 @@
 """The `df` dialect: tensor dataflow ops at the graph level.
 
-Ops are split by family (elementwise, nn, shape_ops, leaves, communication);
-`shapes` holds the shape rules they share with passes. `DF` is the dialect.
+Ops are split by family (elementwise, nn, shape_ops, leaves, communication, and
+fusion: the op holding a fusion group); `shapes` holds the shape rules they share
+with passes. `DF` is the dialect.
 """
 
 from xdsl.ir import Dialect
@@ -40,6 +41,7 @@ from dialects.df.elementwise import (
     UnaryElementwiseOp,
 )
 from dialects.df.folding import DfConstantMaterialization
+from dialects.df.fusion import FusedOp, YieldOp
 from dialects.df.leaves import ConstantOp
 from dialects.df.nn import (
     AvgPool2DGradOp,
@@ -87,6 +89,7 @@ __all__ = [
     "DivOp",
     "EqualOp",
     "ExpOp",
+    "FusedOp",
     "GreaterEqualOp",
     "GreaterOp",
     "IdentityOp",
@@ -124,6 +127,7 @@ __all__ = [
     "TransferOp",
     "TransposeOp",
     "UnaryElementwiseOp",
+    "YieldOp",
 ]
 
 DF = Dialect(
@@ -176,6 +180,8 @@ DF = Dialect(
         SliceOp,
         SendOp,
         RecvOp,
+        FusedOp,
+        YieldOp,
     ],
     [],
     [DfConstantMaterialization()],

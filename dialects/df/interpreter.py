@@ -1,6 +1,7 @@
 """xDSL interpreter functions for the `df` dialect.
 
-Every op with reference semantics runs through `semantics.evaluate`; `df.send`
+Every op with reference semantics runs through `semantics.evaluate`, and
+`df.fused` runs its body through it op by op (`fusion.run_fused`); `df.send`
 and `df.recv` go through a `Mailbox`, so one module, or several device modules
 run in threads, can exchange values. `run_function` is the convenience entry.
 """
@@ -21,6 +22,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from dialects.df import semantics
 from dialects.df.communication import RecvOp, SendOp
+from dialects.df.fusion import FusedOp, run_fused
 
 DEFAULT_RECV_TIMEOUT_S = 30.0
 
@@ -110,6 +112,10 @@ class DfFunctions(InterpreterFunctions):
                 f"df.recv of key {key!r} from {source} on {destination} waited "
                 f"{self.recv_timeout:g} s and no send arrived"
             ) from None
+
+    @impl(FusedOp)
+    def run_fused(self, interpreter: Interpreter, op: FusedOp, args: PythonValues) -> PythonValues:
+        return run_fused(op, args)
 
 
 def _make_impl(op_type: type[Operation]) -> Any:
