@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dialects.df import annotations
 from dialects.df.communication import RecvOp, SendOp
+from dialects.df.fusion import FusedOp
 from dialects.df.types import i64_array, static_tensor
 
 ARGUMENTS = "df.arguments"
@@ -85,7 +86,7 @@ class FunctionSplit:
             raise _fail(f"@{function.sym_name.data} must end with func.return")
         split.ret = last
         for op in split.body:
-            if op.regions:
+            if op.regions and not isinstance(op, FusedOp):
                 raise _fail(f"{op.name} has regions; only straight-line functions split")
             for result in op.results:
                 split.home[result] = device_of(op)
@@ -212,7 +213,7 @@ def partition_module(module: ModuleOp) -> dict[str, list[FuncOp]]:
         raise _fail("the module is already partitioned (it holds nested modules)")
     functions = [op for op in module.ops if isinstance(op, FuncOp) and not op.is_declaration]
     declarations = [op for op in module.ops if isinstance(op, FuncOp) and op.is_declaration]
-    placed = {device_of(op) for f in functions for op in f.body.walk() if _is_df(op)}
+    placed = {device_of(op) for f in functions for op in f.body.block.ops if _is_df(op)}
     devices = sorted(placed, key=device_key) or ["cpu:0"]
     parts = {device: [d.clone() for d in declarations] for device in devices}
     for function in functions:

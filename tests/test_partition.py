@@ -122,3 +122,18 @@ def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: df-place-devices: bad device")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fused_programs_partition_and_run_like_one_device(seed: int) -> None:
+    module = random_graph(seed, min_ops=30)
+    main = next(iter(module.ops))
+    inputs = random_inputs(main, seed)  # type: ignore[arg-type]
+    expected = run_function(module, "main", inputs)
+    place_randomly(module, seed)
+    apply_pipeline(module, "df-fuse,df-partition")
+    module.verify()
+    check_partitioned(module)
+    actual = run_partitioned(module, "main", inputs, timeout=10)
+    for got, want in zip(actual, expected, strict=True):
+        np.testing.assert_array_equal(got, want)

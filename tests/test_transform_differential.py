@@ -63,7 +63,7 @@ def _parse(text: str, name: str) -> ModuleOp | None:
 
 def _runnable(module: ModuleOp) -> list[FuncOp]:
     functions: list[FuncOp] = []
-    for op in module.walk():
+    for op in module.ops:  # top level only: a device module's parts run together
         if not isinstance(op, FuncOp) or op.is_declaration:
             continue
         if op.function_type.outputs.data and not any(
