@@ -19,7 +19,9 @@ the plan back:
   functions' (a device runs one function at a time, so they share the arena).
 
 Functions must be straight-line `df` code ending in `func.return`: calls and ops
-with regions are refused (a callee would need its own part of the arena).
+with regions are refused (a callee would need its own part of the arena), except
+`df.fused`, which is one step: its results get blocks, the values inside its body
+live in the kernel's registers and get none. A fused kernel never writes in place.
 Offsets are multiples of `memory_plan.ALIGNMENT` (64 bytes).
 
     xdsl-opt placed.mlir -p 'df-partition,df-plan-buffers{stats=true}'
@@ -45,6 +47,7 @@ from dialects.df.elementwise import (
     SelectOp,
     UnaryElementwiseOp,
 )
+from dialects.df.fusion import FusedOp
 from dialects.df.leaves import ConstantOp
 from dialects.df.semantics import numpy_dtype
 from dialects.df.types import i64_array, static_tensor
@@ -91,7 +94,7 @@ def inplace_operands(op: Operation) -> list[SSAValue]:
 
 
 def _check_op(function: FuncOp, op: Operation) -> None:
-    if op.regions:
+    if op.regions and not isinstance(op, FusedOp):
         raise _fail(f"@{function.sym_name.data}: {op.name} has regions; only straight-line code")
     if not op.name.startswith("df.") and not isinstance(op, ReturnOp):
         raise _fail(

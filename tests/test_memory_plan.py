@@ -511,3 +511,17 @@ def test_plan_errors_are_one_line(args: list[str], message: str) -> None:
     assert result.stdout == ""
     [line] = result.stderr.splitlines()
     assert line.startswith("examples/" + message), line
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fused_programs_plan_one_block_per_kernel_result(seed: int) -> None:
+    module = random_graph(seed, min_ops=40)
+    apply_pipeline(module, "df-fuse")
+    fused = [op for op in module.walk() if op.name == "df.fused"]
+    assert fused, "the random graph should fuse"
+    planned(module)
+    assert check_module(module) > 0
+    for op in fused:
+        offsets = op.attributes["df.offset"]
+        assert isinstance(offsets, DenseArrayBase)
+        assert len(offsets.get_values()) == len(op.results)
