@@ -18,6 +18,7 @@ from xdsl.utils.hints import isa
 
 from dflow.errors import DflowError
 from dflow.source import location_of
+from dialects.df.functions import function_named, function_names
 from dialects.df.semantics import numpy_dtype
 from dialects.df.shapes import format_shape
 
@@ -26,12 +27,10 @@ DEFAULT_SEED = 0
 
 
 def find_entry(module: ModuleOp, name: str) -> FuncOp:
-    functions = [op for op in module.walk() if isinstance(op, FuncOp)]
-    for function in functions:
-        if function.sym_name.data == name:
-            return function
-    known = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
-    raise DflowError(f"no function @{name} to run (functions: {known})")
+    function = function_named(module, name)
+    if function is None:
+        raise DflowError(f"no function @{name} to run (functions: {function_names(module)})")
+    return function
 
 
 def argument_name(argument: BlockArgument) -> str:

@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 from dflow.errors import DflowError
 from dflow.source import make_context
 from dialects.df import annotations
+from dialects.df.functions import function_named
 from dialects.df.interpreter import (
     DEFAULT_RECV_TIMEOUT_S,
     DfFunctions,
@@ -86,10 +87,10 @@ def _indices(function: FuncOp, name: str) -> tuple[int, ...]:
 
 
 def _entry(part: ModuleOp, entry: str, device: str) -> FuncOp:
-    for op in part.ops:
-        if isinstance(op, FuncOp) and op.sym_name.data == entry:
-            return op
-    raise DflowError(f"no function @{entry} in the module of {device}")
+    function = function_named(part, entry)
+    if function is None:
+        raise DflowError(f"no function @{entry} in the module of {device}")
+    return function
 
 
 @dataclass

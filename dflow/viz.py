@@ -19,7 +19,9 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from dflow.errors import DflowError
+from dflow.multidevice import device_modules
 from dialects.df import RecvOp, SendOp, annotations
+from dialects.df.functions import function_named
 from dialects.df.semantics import numpy_dtype
 from dialects.df.shapes import format_shape, num_elements
 from dialects.df.types import shape_of, static_tensor
@@ -112,11 +114,10 @@ def _draw_partitioned(writer: DotWriter, parts: list[tuple[str, ModuleOp]], entr
     recvs: dict[str, RecvOp] = {}
     for index, (device, part) in enumerate(parts):
         writer.lines.append(f"  subgraph cluster_{index} {{ label={_quote(device)};")
-        for function in part.ops:
-            if isinstance(function, FuncOp) and function.sym_name.data == entry:
-                _draw_function(writer, function, device)
-                sends |= {op.key.data: op for op in function.walk() if isinstance(op, SendOp)}
-                recvs |= {op.key.data: op for op in function.walk() if isinstance(op, RecvOp)}
+        if (function := function_named(part, entry)) is not None:
+            _draw_function(writer, function, device)
+            sends |= {op.key.data: op for op in function.walk() if isinstance(op, SendOp)}
+            recvs |= {op.key.data: op for op in function.walk() if isinstance(op, RecvOp)}
         writer.lines.append("  }")
     for key in sorted(sends.keys() & recvs.keys()):
         writer.edge(sends[key], recvs[key], sends[key].input, crossing=True)
@@ -124,19 +125,13 @@ def _draw_partitioned(writer: DotWriter, parts: list[tuple[str, ModuleOp]], entr
 
 def to_dot(module: ModuleOp, entry: str = "main") -> str:
     """The DOT text of `entry` (of each device's part of it, when partitioned)."""
-    parts = [
-        (device.data, op)
-        for op in module.ops
-        if isinstance(op, ModuleOp)
-        and isinstance(device := op.attributes.get(annotations.DEVICE), StringAttr)
-    ]
+    parts = device_modules(module)
     devices = sorted({d for op in module.walk() if (d := _device(op)) is not None})
     writer = DotWriter(devices)
     if parts:
         _draw_partitioned(writer, parts, entry)
     else:
-        functions = [op for op in module.ops if isinstance(op, FuncOp)]
-        function = next((f for f in functions if f.sym_name.data == entry), None)
+        function = function_named(module, entry)
         if function is None:
             raise DflowError(f"no function @{entry} to draw")
         _draw_function(writer, function)

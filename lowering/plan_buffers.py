@@ -47,6 +47,7 @@ from dialects.df.elementwise import (
     SelectOp,
     UnaryElementwiseOp,
 )
+from dialects.df.functions import function_named
 from dialects.df.fusion import FusedOp
 from dialects.df.leaves import ConstantOp
 from dialects.df.semantics import numpy_dtype
@@ -190,10 +191,10 @@ def plan_entry(module: ModuleOp, entry: str) -> dict[str, MemoryPlan]:
     device, `DEFAULT_DEVICE`), without changing the module."""
     plans: dict[str, MemoryPlan] = {}
     for device, scope in arena_scopes(module):
-        found = [f for f in scope.ops if isinstance(f, FuncOp) and f.sym_name.data == entry]
-        if not found:
+        function = function_named(scope, entry)
+        if function is None:
             raise _fail(f"no function @{entry}")
-        plans[device or DEFAULT_DEVICE] = plan_function(found[0])[1]
+        plans[device or DEFAULT_DEVICE] = plan_function(function)[1]
     return plans
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from frontend import Graph, Tensor, addn, select
 
@@ -124,6 +124,19 @@ def random_graph(seed: int, min_ops: int = 30, dtype: str = "f64") -> ModuleOp:
         builder.step()
     graph.output(*(value for value in builder.values if not value.value.uses))
     return graph.module()
+
+
+DEVICE_POOL = ("cpu:0", "cpu:1", "gpu:0", "gpu:1")
+
+
+def place_randomly(module: ModuleOp, seed: int) -> list[str]:
+    """Put every df op on a random device of 2 to 4 drawn from `DEVICE_POOL`; returns them."""
+    rng = np.random.default_rng(seed)
+    devices = [str(d) for d in rng.choice(DEVICE_POOL, size=int(rng.integers(2, 5)), replace=False)]
+    for op in module.walk():
+        if op.name.startswith("df."):
+            op.attributes["df.device"] = StringAttr(str(rng.choice(devices)))
+    return devices
 
 
 def op_names(module: ModuleOp) -> set[str]:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 from cli_support import run_dflow
-from graphgen import random_graph
+from graphgen import place_randomly, random_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plan_checker import Block, check_blocks, check_module
@@ -317,17 +317,6 @@ def test_random_graphs_run_in_their_arena_like_the_interpreter(seed: int) -> Non
     actual = run_in_arena(main_function, list(inputs))
     for got, want in zip(actual, expected, strict=True):
         np.testing.assert_array_equal(got, want)
-
-
-POOL = ["cpu:0", "cpu:1", "gpu:0", "gpu:1"]
-
-
-def place_randomly(module: ModuleOp, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    devices = list(rng.choice(POOL, size=int(rng.integers(2, 5)), replace=False))
-    for op in module.walk():
-        if op.name.startswith("df."):
-            op.attributes["df.device"] = StringAttr(str(rng.choice(devices)))
 
 
 @pytest.mark.parametrize("seed", range(10))

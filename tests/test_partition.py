@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_support import run_dflow
-from graphgen import random_graph
+from graphgen import place_randomly, random_graph
 from partition_checker import check_partitioned
-from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.exceptions import PassFailedException
 
 from dflow.feeds import random_inputs
@@ -25,26 +24,20 @@ from dflow.source import parse_module
 from dialects.df.interpreter import run_function
 
 DATA = Path(__file__).parent / "data"
-POOL = ["cpu:0", "cpu:1", "gpu:0", "gpu:1"]
 
 
-def place_randomly(module: ModuleOp, seed: int) -> list[str]:
-    rng = np.random.default_rng(seed)
-    devices = list(rng.choice(POOL, size=int(rng.integers(2, 5)), replace=False))
-    for op in module.walk():
-        if op.name.startswith("df."):
-            op.attributes["df.device"] = StringAttr(str(rng.choice(devices)))
-    return devices
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_random_placements_run_like_one_device(seed: int) -> None:
+@pytest.mark.parametrize(
+    ("pipeline", "seed"),
+    [("df-partition", seed) for seed in range(12)]
+    + [("df-fuse,df-partition", seed) for seed in range(4)],
+)
+def test_random_placements_run_like_one_device(pipeline: str, seed: int) -> None:
     module = random_graph(seed, min_ops=30)
     main = next(iter(module.ops))
     inputs = random_inputs(main, seed)  # type: ignore[arg-type]
     expected = run_function(module, "main", inputs)
     place_randomly(module, seed)
-    apply_pipeline(module, "df-partition")
+    apply_pipeline(module, pipeline)
     module.verify()
     assert check_partitioned(module) > 0
     actual = run_partitioned(module, "main", inputs, timeout=10)
@@ -122,18 +115,3 @@ def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: df-place-devices: bad device")
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_fused_programs_partition_and_run_like_one_device(seed: int) -> None:
-    module = random_graph(seed, min_ops=30)
-    main = next(iter(module.ops))
-    inputs = random_inputs(main, seed)  # type: ignore[arg-type]
-    expected = run_function(module, "main", inputs)
-    place_randomly(module, seed)
-    apply_pipeline(module, "df-fuse,df-partition")
-    module.verify()
-    check_partitioned(module)
-    actual = run_partitioned(module, "main", inputs, timeout=10)
-    for got, want in zip(actual, expected, strict=True):
-        np.testing.assert_array_equal(got, want)

@@ -23,18 +23,18 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import PassFailedException
 
 from dialects.df.canonicalization import EraseIdentity
+from dialects.df.functions import function_named, function_names
 from transforms.rewriting import apply_patterns
 from transforms.statistics import PassStatistics
 
 
 def find_function(module: ModuleOp, name: str, pass_name: str) -> FuncOp:
     """The `func.func` called `name`, or a pass failure naming what exists."""
-    functions = [op for op in module.walk() if isinstance(op, FuncOp)]
-    for function in functions:
-        if function.sym_name.data == name:
-            return function
-    known = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
-    raise PassFailedException(f"{pass_name}: no function @{name} (functions: {known})")
+    function = function_named(module, name)
+    if function is None:
+        known = function_names(module)
+        raise PassFailedException(f"{pass_name}: no function @{name} (functions: {known})")
+    return function
 
 
 def keep_fetches(function: FuncOp, fetches: tuple[int, ...], pass_name: str) -> int:

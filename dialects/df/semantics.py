@@ -198,21 +198,18 @@ def _conv2d(op: nn.Conv2DOp, inputs: Sequence[Array]) -> Array:
     )
 
 
-@semantics(nn.Conv2DGradInputOp)
-def _conv2d_grad_input(op: nn.Conv2DGradInputOp, inputs: Sequence[Array]) -> Array:
-    return reference.conv2d_grad_input(
-        inputs[0],
-        inputs[1],
-        shape_of(op.result.type),
-        op.stride_values,
-        op.pad_values,
-        op.dilation_values,
-    )
+_CONV2D_GRADIENTS: dict[type[Operation], Callable[..., Array]] = {
+    nn.Conv2DGradInputOp: reference.conv2d_grad_input,
+    nn.Conv2DGradFilterOp: reference.conv2d_grad_filter,
+}
 
 
-@semantics(nn.Conv2DGradFilterOp)
-def _conv2d_grad_filter(op: nn.Conv2DGradFilterOp, inputs: Sequence[Array]) -> Array:
-    return reference.conv2d_grad_filter(
+@semantics(nn.Conv2DGradInputOp, nn.Conv2DGradFilterOp)
+def _conv2d_gradient(
+    op: nn.Conv2DGradInputOp | nn.Conv2DGradFilterOp, inputs: Sequence[Array]
+) -> Array:
+    """Both conv2d gradients: two operands, and the result type gives the shape."""
+    return _CONV2D_GRADIENTS[type(op)](
         inputs[0],
         inputs[1],
         shape_of(op.result.type),

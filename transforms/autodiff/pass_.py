@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from dialects.df import annotations
 from dialects.df import elementwise as ew
+from dialects.df.functions import function_named
 from dialects.df.shapes import num_elements
 from dialects.df.types import element_of, is_float, shape_of, static_tensor
 from transforms.autodiff.rules import Emitter, differentiable, rule_for
@@ -44,10 +45,10 @@ def _is_float_tensor(value: SSAValue) -> bool:
 
 
 def find_function(module: ModuleOp, name: str) -> FuncOp:
-    for op in module.ops:
-        if isinstance(op, FuncOp) and op.sym_name.data == name:
-            return op
-    raise fail(f"no function @{name} in the module")
+    function = function_named(module, name)
+    if function is None:
+        raise fail(f"no function @{name} in the module")
+    return function
 
 
 def _single_block(function: FuncOp) -> Block:
@@ -211,7 +212,7 @@ class AutodiffPass(ModulePass):
         statistics.start(op)
         function = find_function(op, self.func)
         grad_name = self.func + "_grad"
-        if any(isinstance(o, FuncOp) and o.sym_name.data == grad_name for o in op.ops):
+        if function_named(op, grad_name) is not None:
             raise fail(f"@{grad_name} already exists")
         gradient = differentiate(function, self.wrt, grad_name)
         op.body.block.insert_op_after(gradient, function)
