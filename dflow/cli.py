@@ -1,9 +1,12 @@
 """The `dflow` command line.
 
 `dflow run FILE.mlir [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]
-[--devices cpu:0,cpu:1] [--timeout S]` parses and verifies the program and runs its
-entry function; with `--devices` (or a program already partitioned) each device's
-part runs in its own thread. `dflow plan FILE.mlir [--entry NAME] [--devices LIST]
+[--devices cpu:0,cpu:1] [--timeout S] [--parallel]` parses and verifies the program,
+compiles it (once: the emitted modules are cached, see `dflow.compiler`) and runs
+its entry function; `--interpret` runs the reference interpreter instead. With
+`--devices` (or a program already partitioned) each device's part runs in its own
+thread. `dflow compile FILE.mlir -o DIR [--devices LIST] [--parallel]` writes each
+device's Python module (`DIR/cpu_0.py`, ...). `dflow plan FILE.mlir [--entry NAME] [--devices LIST]
 [--json]` partitions (on cpu:0 without `--devices`) and prints each device's arena,
 its lower bound and the naive size (`df-plan-buffers`). Bad input is reported as one line,
 `FILE:LINE:COL: error: ...`, with exit status 1.
@@ -16,10 +19,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from dflow import feeds
+from dflow.compiler import compile_module, compiled_program, write_modules
 from dflow.errors import DflowError
 from dflow.multidevice import (
     entry_signature,
@@ -32,6 +39,7 @@ from dflow.source import read_module
 from dflow.viz import to_dot, write_picture
 from dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, run_function
 from lowering.plan_buffers import plan_entry
+from runtime import ProgramError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--interpret",
         action="store_true",
-        help="run in the reference interpreter (the only engine until the lowering lands)",
+        help="run in the reference interpreter instead of the compiled code",
     )
     run.add_argument(
         "--devices",
@@ -65,7 +73,18 @@ def _parser() -> argparse.ArgumentParser:
         metavar="S",
         help=f"fail a receive that waits longer (default {DEFAULT_RECV_TIMEOUT_S:g} s)",
     )
+    run.add_argument(
+        "--parallel",
+        action="store_true",
+        help="compile CPU kernels with numba's parallel=True (prange over the outer loop)",
+    )
     run.set_defaults(handler=_run)
+    compile_ = commands.add_parser("compile", help="emit each device's Python module")
+    compile_.add_argument("file", metavar="FILE.mlir", help="the program")
+    compile_.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+    compile_.add_argument("--devices", metavar="LIST", help="place and partition on these first")
+    compile_.add_argument("--parallel", action="store_true", help="parallel=True CPU kernels")
+    compile_.set_defaults(handler=_compile)
     viz = commands.add_parser("viz", help="draw the dataflow graph (.dot, .svg or .png)")
     viz.add_argument("file", metavar="FILE.mlir", help="the program")
     viz.add_argument("-o", "--output", required=True, metavar="GRAPH.svg", help="the picture")
@@ -121,25 +140,50 @@ def _viz(args: argparse.Namespace) -> None:
     write_picture(to_dot(module, args.entry), Path(args.output))
 
 
+def _compile(args: argparse.Namespace) -> None:
+    sources = compile_module(read_module(args.file), args.devices, args.parallel)
+    write_modules(sources, Path(args.output))
+    for name in sources:
+        print(Path(args.output) / name)
+
+
+def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
+    if args.inputs is None:
+        return feeds.random_inputs(function, args.seed)
+    return feeds.match_inputs(function, feeds.load_npz(args.inputs), args.inputs)
+
+
+def _run_compiled(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
+    text = Path(args.file).read_text()
+    program = compiled_program(text, module, args.devices, args.parallel)
+    try:
+        return program.run(args.entry, inputs, args.timeout)
+    except ProgramError as error:
+        raise DflowError(str(error), args.file) from None
+
+
+def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
+    several = args.devices is not None or is_partitioned(module)
+    try:
+        if several:
+            split = split_for_devices(module, args.devices)
+            return run_partitioned(split, args.entry, inputs, args.timeout)
+        return list(run_function(module, args.entry, inputs))
+    except InterpretationError as error:
+        raise DflowError(str(error).splitlines()[0], args.file) from None
+
+
 def _run(args: argparse.Namespace) -> None:
     module = read_module(args.file)
-    several = args.devices is not None or is_partitioned(module)
-    if several:
-        module = split_for_devices(module, args.devices)
+    if is_partitioned(module):
         function = entry_signature(module, args.entry)
     else:
         function = feeds.find_entry(module, args.entry)
-    if args.inputs is None:
-        inputs = feeds.random_inputs(function, args.seed)
+    inputs = _inputs(args, function)
+    if args.interpret:
+        outputs = _run_interpreted(args, module, inputs)
     else:
-        inputs = feeds.match_inputs(function, feeds.load_npz(args.inputs), args.inputs)
-    try:
-        if several:
-            outputs = run_partitioned(module, args.entry, inputs, args.timeout)
-        else:
-            outputs = run_function(module, args.entry, inputs)
-    except InterpretationError as error:
-        raise DflowError(str(error).splitlines()[0], args.file) from None
+        outputs = _run_compiled(args, module, inputs)
     if args.output is not None:
         feeds.save_outputs(args.output, outputs)
     if args.inputs is None or args.output is None:

@@ -10,6 +10,7 @@ from importlib import import_module
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+from xdsl.utils.target import Target
 
 PASSES: dict[str, tuple[str, str]] = {
     "df-fold-constants": ("transforms.fold_constants", "FoldConstantsPass"),
@@ -21,6 +22,9 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-partition": ("lowering.partition", "PartitionPass"),
     "df-fuse": ("lowering.fuse", "FusePass"),
     "df-plan-buffers": ("lowering.plan_buffers", "PlanBuffersPass"),
+    "df-inline": ("lowering.inline", "InlinePass"),
+    "df-bufferize": ("lowering.bufferize", "BufferizePass"),
+    "df-lower-host": ("lowering.lower_host", "LowerHostPass"),
 }
 """Each pass name with the module and class that define it."""
 
@@ -39,11 +43,29 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return DF
 
-    return {"df": get_df}
+    def get_dfrt() -> Dialect:
+        from dialects.dfrt import DFRT
+
+        return DFRT
+
+    return {"df": get_df, "dfrt": get_dfrt}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: _load_pass(*where) for name, where in PASSES.items()}
 
 
-DFLOW_UNIVERSE = Universe(all_dialects=get_all_dialects(), all_passes=get_all_passes())
+def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
+    def get_numba() -> type[Target]:
+        from lowering.emit_numba import NumbaTarget
+
+        return NumbaTarget
+
+    return {"numba": get_numba}
+
+
+DFLOW_UNIVERSE = Universe(
+    all_dialects=get_all_dialects(),
+    all_passes=get_all_passes(),
+    all_targets=get_all_targets(),
+)

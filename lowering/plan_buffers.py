@@ -52,6 +52,7 @@ from dialects.df.fusion import FusedOp
 from dialects.df.leaves import ConstantOp
 from dialects.df.semantics import numpy_dtype
 from dialects.df.types import i64_array, static_tensor
+from lowering.kernels import graph_functions
 from lowering.memory_plan import MemoryPlan, PlanError, Schedule, Step, Value, plan
 from transforms.statistics import PassStatistics
 
@@ -183,7 +184,8 @@ def arena_scopes(module: ModuleOp) -> list[tuple[str | None, ModuleOp]]:
 
 
 def defined_functions(scope: ModuleOp) -> list[FuncOp]:
-    return [op for op in scope.ops if isinstance(op, FuncOp) and not op.is_declaration]
+    """The graph functions to plan (kernels made by `df-bufferize` are not)."""
+    return graph_functions(scope)
 
 
 def plan_entry(module: ModuleOp, entry: str) -> dict[str, MemoryPlan]:

@@ -1,0 +1,91 @@
+"""The runtime ABI of emitted host functions: the `rt` object each device gets.
+
+An emitted host function calls, in order: `rt.arena(nbytes)`, `rt.view(arena,
+offset, shape, dtype)`, kernels, `rt.send(key, to, buffer)`, `rt.recv(key, from,
+buffer)`, `rt.to_device(array)` and `rt.fetch(buffer)`. A CPU context keeps its
+arena as one NumPy byte array (grown on demand and reused between calls); a GPU
+context keeps a numba device array and copies through the host on send, receive
+and fetch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from runtime.channels import Channels
+
+ALIGNMENT = 64
+"""Arenas start on a 64-byte boundary, so every planned offset stays aligned."""
+
+
+class CpuContext:
+    """A CPU device: arena in host memory."""
+
+    def __init__(self, device: str, channels: Channels):
+        self.device = device
+        self.channels = channels
+        self._arena = np.empty(0, np.uint8)
+
+    def arena(self, nbytes: int) -> Any:
+        if self._arena.size < nbytes:
+            raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+            start = -raw.ctypes.data % ALIGNMENT
+            self._arena = raw[start : start + nbytes]
+        return self._arena
+
+    def view(self, arena: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        return arena[offset : offset + size].view(dtype).reshape(shape)
+
+    def send(self, key: str, destination: str, buffer: Any) -> None:
+        self.channels.put(key, np.array(buffer))
+
+    def recv(self, key: str, source: str, buffer: Any) -> None:
+        buffer[...] = self.channels.take(key, source, self.device)
+
+    def to_device(self, array: Any) -> Any:
+        return array
+
+    def fetch(self, buffer: Any) -> Any:
+        return np.array(buffer)
+
+
+class GpuContext(CpuContext):
+    """A CUDA device: arena in device memory, copies through the host."""
+
+    def __init__(self, device: str, channels: Channels):
+        super().__init__(device, channels)
+        from numba import cuda  # noqa: PLC0415 (only GPU devices need numba.cuda)
+
+        self.cuda = cuda
+        self._device_arena: Any = None
+
+    def arena(self, nbytes: int) -> Any:
+        if self._device_arena is None or self._device_arena.size < max(nbytes, 1):
+            self._device_arena = self.cuda.device_array(max(nbytes, 1), np.uint8)
+        return self._device_arena
+
+    def view(self, arena: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        return arena[offset : offset + size].view(dtype).reshape(shape)
+
+    def send(self, key: str, destination: str, buffer: Any) -> None:
+        self.channels.put(key, buffer.copy_to_host())
+
+    def recv(self, key: str, source: str, buffer: Any) -> None:
+        buffer.copy_to_device(np.ascontiguousarray(self.channels.take(key, source, self.device)))
+
+    def to_device(self, array: Any) -> Any:
+        return self.cuda.to_device(np.ascontiguousarray(array))
+
+    def fetch(self, buffer: Any) -> Any:
+        return buffer.copy_to_host()
+
+
+def context_for(device: str, channels: Channels) -> CpuContext:
+    """The context of `cpu:N` or `gpu:N`."""
+    return (
+        GpuContext(device, channels) if device.startswith("gpu") else CpuContext(device, channels)
+    )

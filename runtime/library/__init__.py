@@ -1,0 +1,1 @@
+"""Library routines that emitted kernels call (`cpu`: njit; `gpu`: CUDA launchers)."""
