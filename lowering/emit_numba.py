@@ -162,7 +162,8 @@ THREADS = 256
 
 
 def element_name(type: Attribute) -> str:
-    return str(getattr(type, "element_type", type))
+    """`f32` for a tensor, memref or element type of f32."""
+    return str(cast(Attribute, getattr(type, "element_type", type)))
 
 
 def dtype_of(type: Attribute) -> str:
@@ -200,6 +201,11 @@ class Names:
         return self.aliases.get(value) or self.names[value]
 
 
+def _type_name(attribute: object) -> str:
+    """`f32` for `1.0 : f32`."""
+    return str(cast(Attribute, getattr(attribute, "type")))  # noqa: B009 (typed as Unknown)
+
+
 def _literal(attribute: Attribute) -> str:
     if isinstance(attribute, FloatAttr):
         value = float(attribute.value.data)
@@ -207,10 +213,10 @@ def _literal(attribute: Attribute) -> str:
             text = repr(value)
         else:
             text = "math.nan" if np.isnan(value) else f"{'-' if value < 0 else ''}math.inf"
-        return f"numba.{_NUMBA_SCALARS[str(cast(Attribute, attribute.type))]}({text})"
+        return f"numba.{_NUMBA_SCALARS[_type_name(cast(object, attribute))]}({text})"
     assert isinstance(attribute, IntegerAttr)
     value = attribute.value.data
-    type_name = str(attribute.type)
+    type_name = _type_name(cast(object, attribute))
     if type_name == "index":
         return str(value)
     if type_name == "i1":
@@ -582,6 +588,7 @@ def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
     result: list[tuple[tuple[int, ...], str]] = []
     for type in types:
         assert isinstance(type, TensorType | MemRefType)
+        type = cast(TensorType[Attribute] | MemRefType[Attribute], type)
         result.append((tuple(type.get_shape()), _DTYPES[element_name(type)]))
     return result
 
@@ -600,8 +607,8 @@ def _entry(op: func.FuncOp) -> dict[str, Any]:
         "results": list(results.get_values())
         if isinstance(results, DenseArrayBase)
         else list(range(len(op.function_type.outputs))),
-        "entry_arguments": _signature(function_type.inputs),
-        "entry_results": _signature(function_type.outputs),
+        "entry_arguments": _signature(function_type.inputs.data),
+        "entry_results": _signature(function_type.outputs.data),
         "arena_bytes": arena.value.data if isinstance(arena, IntegerAttr) else 0,
     }
 

@@ -27,10 +27,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import prod
+from typing import cast
 
 from xdsl.dialects import arith, func, math, memref
 from xdsl.dialects.builtin import (
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     UnitAttr,
@@ -45,7 +47,7 @@ from dialects.df.fusion import FusedOp
 from dialects.df.leaves import ConstantOp
 from dialects.df.semantics import to_array
 from dialects.df.types import flag, is_float, shape_of, static_tensor
-from lowering.loops import Evaluator, Index, KernelBody, Shape, broadcast_index
+from lowering.loops import Evaluator, Index, KernelBody, Shape, broadcast_index, element_of
 from lowering.scalar_ops import constant, is_scalar_lowerable
 
 KERNEL = "df.kernel"
@@ -88,10 +90,9 @@ class Library:
     def call(
         self, body: KernelBody, routine: str, buffers: Sequence[SSAValue], params: Sequence[int]
     ) -> None:
-        element = buffers[-1].type.element_type
-        callee = f"{LIBRARY_PREFIX}{routine}_{element}"
+        callee = f"{LIBRARY_PREFIX}{routine}_{element_of(buffers[-1].type)}"
         unranked = [
-            body.emit(memref.CastOp.get(b, UnrankedMemRefType.from_type(b.type.element_type)))
+            body.emit(memref.CastOp.get(b, UnrankedMemRefType.from_type(element_of(b.type))))
             for b in buffers
         ]
         integers = [body.emit(arith.ConstantOp(IntegerAttr(p, i64))) for p in params]
@@ -159,7 +160,7 @@ class KernelLowering:
         self.body = body
         self.library = library
         kernel_args = list(body.block.args)
-        self.buffers = dict(zip(group.inputs, kernel_args, strict=False))
+        self.buffers: dict[SSAValue, SSAValue] = dict(zip(group.inputs, kernel_args, strict=False))
         self.results = dict(zip(group.outputs, kernel_args[len(group.inputs) :], strict=True))
         self.constants = _splat_constants(group.ops)
 
@@ -301,7 +302,7 @@ def _reduction_init(op: so.ReduceOp, element: Attribute, body: KernelBody) -> SS
         return constant(0, element, body.emit)
     if is_float(element):
         return constant(float("-inf"), element, body.emit)
-    width: int = element.bitwidth
+    width = cast(IntegerType, element).bitwidth
     return constant(-(2 ** (width - 1)), element, body.emit)
 
 

@@ -17,9 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    TensorType,
+    UnrankedMemRefType,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from dialects.df.types import shape_of
@@ -157,5 +164,6 @@ class Evaluator:
 
 def element_of(type: Attribute) -> Attribute:
     """The element type of a tensor or memref type."""
-    element: Attribute = type.element_type
-    return element
+    if not isinstance(type, MemRefType | TensorType | UnrankedMemRefType):
+        raise TypeError(f"{type} has no element type")
+    return cast(Attribute, getattr(cast(object, type), "element_type"))  # noqa: B009

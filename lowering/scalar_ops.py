@@ -18,9 +18,21 @@ reference semantics (`dialects/df/semantics.py`):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, f32, f64, i1, i32, i64
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dialects.df import elementwise as ew
@@ -33,9 +45,9 @@ Emit = Callable[[Operation], SSAValue]
 def constant(value: float, element: Attribute, emit: Emit) -> SSAValue:
     """A scalar constant of a df element type."""
     if element in (f32, f64):
-        return emit(arith.ConstantOp(FloatAttr(value, element)))  # type: ignore[arg-type]
-    assert isinstance(element, IntegerType)
-    return emit(arith.ConstantOp(IntegerAttr(int(value), element)))
+        return emit(arith.ConstantOp(FloatAttr(value, cast(Float32Type | Float64Type, element))))
+    integer = cast(IntegerType, element)
+    return emit(arith.ConstantOp(IntegerAttr[IntegerType](int(value), integer)))
 
 
 def _element(value: SSAValue) -> Attribute:
@@ -157,19 +169,21 @@ def _cast(x: SSAValue, target: Attribute, emit: Emit) -> SSAValue:
     return emit(_conversion(source, target)(x, target))
 
 
-_WIDTH = {f32: 32, f64: 64, i1: 1, i32: 32, i64: 64}
+_WIDTH: dict[Attribute, int] = {f32: 32, f64: 64, i1: 1, i32: 32, i64: 64}
+
+Conversion = Callable[[SSAValue, Attribute], Operation]
 
 
-def _conversion(source: Attribute, target: Attribute) -> Callable[[SSAValue, Attribute], Operation]:
+def _conversion(source: Attribute, target: Attribute) -> Conversion:
     if is_float(source) and is_float(target):
-        return arith.ExtFOp if _WIDTH[target] > _WIDTH[source] else arith.TruncFOp
+        return cast(Conversion, arith.ExtFOp if _WIDTH[target] > _WIDTH[source] else arith.TruncFOp)
     if is_float(target):
-        return arith.UIToFPOp if source == i1 else arith.SIToFPOp
+        return cast(Conversion, arith.UIToFPOp if source == i1 else arith.SIToFPOp)
     if is_float(source):
-        return arith.FPToSIOp
+        return cast(Conversion, arith.FPToSIOp)
     if source == i1:
-        return arith.ExtUIOp
-    return arith.ExtSIOp if _WIDTH[target] > _WIDTH[source] else arith.TruncIOp
+        return cast(Conversion, arith.ExtUIOp)
+    return cast(Conversion, arith.ExtSIOp if _WIDTH[target] > _WIDTH[source] else arith.TruncIOp)
 
 
 def lower_scalar(op: Operation, operands: Sequence[SSAValue], emit: Emit) -> SSAValue:
