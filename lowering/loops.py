@@ -41,6 +41,12 @@ class KernelBody:
     """Appends ops to one block of a kernel."""
 
     block: Block
+    indices: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
+    """Index constants, made once per kernel at the start of its outermost block."""
+    root: Block | None = None
+
+    def nested(self, block: Block) -> KernelBody:
+        return KernelBody(block, self.indices, self.root or self.block)
 
     def emit(self, op: Operation) -> SSAValue:
         """Append an op with one result; return the result."""
@@ -51,7 +57,16 @@ class KernelBody:
         self.block.add_op(op)
 
     def index(self, value: int) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        """The index constant `value`, shared by the whole kernel."""
+        if value not in self.indices:
+            root = self.root or self.block
+            constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+            if root.first_op is None:
+                root.add_op(constant)
+            else:
+                root.insert_op_before(constant, root.first_op)
+            self.indices[value] = constant.result
+        return self.indices[value]
 
     def load(self, buffer: SSAValue, index: Index) -> SSAValue:
         return self.emit(memref.LoadOp.get(buffer, index))
@@ -63,7 +78,7 @@ class KernelBody:
         """An `scf.parallel` nest over `shape`; `build` gets the body and the index
         (empty for rank 0)."""
         extents = shape or (1,)
-        inner = KernelBody(Block(arg_types=[IndexType()] * len(extents)))
+        inner = self.nested(Block(arg_types=[IndexType()] * len(extents)))
         build(inner, tuple(inner.block.args) if shape else ())
         inner.add(scf.ReduceOp())
         zero, one = self.index(0), self.index(1)
@@ -78,7 +93,7 @@ class KernelBody:
     ) -> Index:
         """An `scf.for` from 0 to `extent` carrying `inits`; `build` gets the body, the
         induction variable and the carried values, and returns the next ones."""
-        inner = KernelBody(Block(arg_types=[IndexType(), *(v.type for v in inits)]))
+        inner = self.nested(Block(arg_types=[IndexType(), *(v.type for v in inits)]))
         carried = build(inner, inner.block.args[0], tuple(inner.block.args[1:]))
         inner.add(scf.YieldOp(*carried))
         zero, one, bound = self.index(0), self.index(1), self.index(extent)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from xdsl.dialects.builtin import (
     BoolAttr,
@@ -20,7 +21,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.hints import isa
 
 from dialects.df.shapes import Shape
 
@@ -55,8 +55,9 @@ def is_bool(element: Attribute) -> bool:
 
 def static_tensor(type: Attribute) -> TensorType[Attribute]:
     """The type as a statically shaped df tensor, or a VerifyException saying why not."""
-    if not isa(type, TensorType[Attribute]):
+    if not isinstance(type, TensorType):  # as isa(type, TensorType[Attribute]), but fast
         raise VerifyException(f"expected a ranked tensor type, got {type}")
+    type = cast(TensorType[Attribute], type)
     if any(d < 0 for d in type.get_shape()):
         raise VerifyException(f"expected a static shape, got {type}")
     if type.element_type not in ALL_ELEMENTS:

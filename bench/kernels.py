@@ -1,0 +1,329 @@
+"""Benchmark of the compiled path: numba kernels and the runtime against peers.
+
+    taskset -c 0 python bench/kernels.py          # one core, for stable ratios
+
+Every figure is measured in this run (best of several repetitions, after a warm
+up that compiles), and each ratio compares numbers taken here:
+
+1. `chain`: a fused chain of 8 cheap elementwise ops on 4M f32 (one kernel),
+   against NumPy eager (the same ops one at a time) and against the bandwidth
+   bound, a `np.copyto` of the same 16 MB (a copy reads and writes what the
+   fused kernel reads and writes). Reported for the kernel alone and for the
+   whole program run (the runtime's `fetch` copies the result out of the arena,
+   which a copy-bound chain pays for).
+2. `mlp`: a training step (forward and backward from `df-autodiff`) of an MLP
+   784-512-512-10 at batch 256, against NumPy eager (the same computation written
+   by hand), the step's matrix products alone (six `np.dot` of the same shapes),
+   and JAX `jit` and PyTorch eager when they are installed.
+3. `convnet`: conv-relu-pool twice and a dense layer, batch 32, forward and
+   backward, against the reference interpreter (NumPy per op).
+4. compile time apart from run time: the lowering (xDSL passes and emission),
+   numba's first compile, and a cached start: a fresh process that loads a
+   20-kernel program from numba's cache and runs it once.
+5. the graph pipeline without numba, per op, on random graphs of growing size.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from graphgen import random_graph  # noqa: E402
+from placement import convnet, mlp  # noqa: E402
+from xdsl.dialects.builtin import ModuleOp  # noqa: E402
+
+from dflow.compiler import compile_module, write_modules  # noqa: E402
+from dialects.df.interpreter import run_function  # noqa: E402
+from frontend import Graph  # noqa: E402
+from runtime import Program, load_program  # noqa: E402
+
+Array = Any
+
+
+def best(run: Callable[[], object], repeat: int = 7) -> float:
+    """The fastest of `repeat` timed calls, in seconds, after one untimed call."""
+    run()
+    times: list[float] = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:9.3f} ms"
+
+
+def compiled(module: ModuleOp, directory: Path) -> tuple[Program, float]:
+    """The program of `module` and the time the lowering and emission took."""
+    started = time.perf_counter()
+    write_modules(compile_module(module), directory)
+    return load_program(directory), time.perf_counter() - started
+
+
+def entry_of(program: Program) -> str:
+    """The program's (first) entry function."""
+    return next(iter(program.parts[0].module.ENTRIES))
+
+
+def inputs_of(program: Program, seed: int = 0) -> list[Array]:
+    rng = np.random.default_rng(seed)
+    signature = program.signature(entry_of(program))["entry_arguments"]
+    return [(rng.standard_normal(shape) * 0.1).astype(dtype) for shape, dtype in signature]
+
+
+CHAIN_N = 1 << 22
+
+
+def chain_module(n: int = CHAIN_N) -> ModuleOp:
+    g = Graph()
+    x = g.input("x", (n,))
+    h = x * np.float32(1.5) + np.float32(0.25)
+    h = (h.relu() - np.float32(0.5)).square() * np.float32(0.75)
+    h = h.maximum(x) - x * np.float32(0.125)
+    g.output(h)
+    return g.module()
+
+
+def chain_numpy(x: Array) -> Array:
+    h = x * np.float32(1.5) + np.float32(0.25)
+    h = np.square(np.maximum(h, np.float32(0)) - np.float32(0.5)) * np.float32(0.75)
+    return np.maximum(h, x) - x * np.float32(0.125)
+
+
+def bench_chain(work: Path) -> None:
+    program, _ = compiled(chain_module(), work / "chain")
+    (x,) = inputs_of(program)
+    out = np.empty_like(x)
+    module = program.parts[0].module
+    kernels = [v for k, v in vars(module).items() if k.startswith("fused_")]
+    np.testing.assert_allclose(program.run("main", [x])[0], chain_numpy(x), rtol=1e-6)
+    copy = best(lambda: np.copyto(out, x))
+    kernel = best(lambda: kernels[0](x, out))
+    whole = best(lambda: program.run("main", [x]))
+    eager = best(lambda: chain_numpy(x))
+    gbps = 2 * x.nbytes / copy / 1e9
+    print(f"chain: 8 elementwise ops on {CHAIN_N} f32 ({len(kernels)} kernel)")
+    print(f"  copy (bandwidth bound) {ms(copy)}   {gbps:.1f} GB/s")
+    print(f"  fused kernel           {ms(kernel)}   {copy / kernel:.2f} of copy bandwidth")
+    print(f"  whole run (+fetch)     {ms(whole)}   {copy / whole:.2f} of copy bandwidth")
+    print(
+        f"  NumPy eager            {ms(eager)}   kernel {eager / kernel:.2f}x faster, "
+        f"whole run {eager / whole:.2f}x faster"
+    )
+
+
+def relu(x: Array) -> Array:
+    return np.maximum(x, np.float32(0))
+
+
+def mlp_numpy(
+    x: Array, labels: Array, w0: Array, b0: Array, w1: Array, b1: Array, w2: Array, b2: Array
+) -> list[Array]:
+    """The MLP's loss and its gradients with respect to the weights and biases."""
+    h0 = relu(x @ w0 + b0)
+    h1 = relu(h0 @ w1 + b1)
+    logits = h1 @ w2 + b2
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p = shifted / shifted.sum(axis=1, keepdims=True)
+    loss = -(labels * np.log(p)).sum(axis=1).mean()
+    batch = x.shape[0]
+    dlogits = (p * labels.sum(axis=1, keepdims=True) - labels) / np.float32(batch)
+    dw2, db2 = h1.T @ dlogits, dlogits.sum(axis=0)
+    dh1 = (dlogits @ w2.T) * (h1 > 0)
+    dw1, db1 = h0.T @ dh1, dh1.sum(axis=0)
+    dh0 = (dh1 @ w1.T) * (h0 > 0)
+    dw0, db0 = x.T @ dh0, dh0.sum(axis=0)
+    return [loss, dw0, db0, dw1, db1, dw2, db2]
+
+
+def matmuls_only(x: Array, w0: Array, w1: Array, w2: Array) -> Callable[[], None]:
+    """The step's six products (three forward, three weight gradients, two input
+    gradients less the first layer's) with the step's shapes."""
+    batch = x.shape[0]
+    h0 = np.empty((batch, w0.shape[1]), np.float32)
+    h1 = np.empty((batch, w1.shape[1]), np.float32)
+    lg = np.empty((batch, w2.shape[1]), np.float32)
+    dw0, dw1, dw2 = (np.empty_like(w) for w in (w0, w1, w2))
+
+    def run() -> None:
+        np.dot(x, w0, h0)
+        np.dot(h0, w1, h1)
+        np.dot(h1, w2, lg)
+        np.dot(h1.T, lg, dw2)
+        d1 = np.dot(lg, w2.T)
+        np.dot(h0.T, d1, dw1)
+        d0 = np.dot(d1, w1.T)
+        np.dot(x.T, d0, dw0)
+
+    return run
+
+
+def peers_mlp(arguments: Sequence[Array]) -> list[tuple[str, float]]:
+    found: list[tuple[str, float]] = []
+    try:
+        import jax  # noqa: PLC0415
+
+        step = jax.jit(jax.value_and_grad(_jax_loss, argnums=(2, 3, 4, 5, 6, 7)))
+        device_arguments = [jax.numpy.asarray(a) for a in arguments]
+        found.append(("JAX jit", best(lambda: jax.block_until_ready(step(*device_arguments)))))
+    except ImportError:
+        print("  (JAX is not installed: no JAX figure)")
+    try:
+        import torch  # noqa: PLC0415
+
+        torch.set_num_threads(1)
+        found.append(("PyTorch eager", best(_torch_step(torch, arguments))))
+    except ImportError:
+        print("  (PyTorch is not installed: no PyTorch figure)")
+    return found
+
+
+def _jax_loss(x: Any, labels: Any, w0: Any, b0: Any, w1: Any, b1: Any, w2: Any, b2: Any) -> Any:
+    import jax  # noqa: PLC0415
+
+    h = jax.nn.relu(x @ w0 + b0)
+    h = jax.nn.relu(h @ w1 + b1)
+    logp = jax.nn.log_softmax(h @ w2 + b2)
+    return -(labels * logp).sum(axis=1).mean()
+
+
+def _torch_step(torch: Any, arguments: Sequence[Array]) -> Callable[[], None]:
+    x, labels, *weights = (torch.from_numpy(a) for a in arguments)
+    for w in weights:
+        w.requires_grad_(True)
+
+    def step() -> None:
+        w0, b0, w1, b1, w2, b2 = weights
+        h = torch.relu(x @ w0 + b0)
+        h = torch.relu(h @ w1 + b1)
+        loss = -(labels * torch.log_softmax(h @ w2 + b2, dim=1)).sum(dim=1).mean()
+        for w in weights:
+            w.grad = None
+        loss.backward()
+
+    return step
+
+
+def bench_mlp(work: Path) -> None:
+    program, lowering = compiled(mlp(), work / "mlp")
+    arguments = inputs_of(program)
+    x, labels, w0, b0, w1, b1, w2, b2 = arguments
+    labels[:] = np.eye(10, dtype=np.float32)[np.arange(x.shape[0]) % 10]
+    started = time.perf_counter()
+    results = program.run(entry_of(program), arguments)
+    first = time.perf_counter() - started
+    expected = mlp_numpy(*arguments)
+    for got, want in zip(results, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-5)
+    step = best(lambda: program.run(entry_of(program), arguments))
+    eager = best(lambda: mlp_numpy(*arguments))
+    products = best(matmuls_only(x, w0, w1, w2))
+    kernels = sum(1 for k in vars(program.parts[0].module) if not k.startswith("_"))
+    print(f"mlp: training step 784-512-512-10, batch 256 ({kernels} names in the module)")
+    print(f"  lowering + emission    {ms(lowering)}")
+    print(f"  first run (numba jit)  {ms(first)}")
+    print(f"  compiled step          {ms(step)}")
+    print(f"  matmuls alone          {ms(products)}   step / matmuls {step / products:.2f}")
+    print(f"  NumPy eager            {ms(eager)}   compiled {eager / step:.2f}x faster")
+    for name, seconds in peers_mlp(arguments):
+        print(f"  {name:<22} {ms(seconds)}   compiled / {name} {step / seconds:.2f}")
+
+
+def bench_convnet(work: Path) -> None:
+    module = convnet()
+    program, _ = compiled(convnet(), work / "convnet")
+    arguments = inputs_of(program)
+    results = program.run(entry_of(program), arguments)
+    reference = run_function(module, entry_of(program), arguments)
+    for got, want in zip(results, reference, strict=True):
+        np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-4)
+    step = best(lambda: program.run(entry_of(program), arguments), repeat=3)
+    interpreted = best(lambda: run_function(module, entry_of(program), arguments), repeat=3)
+    print("convnet: conv-relu-pool x2 + dense, batch 32, forward and backward")
+    print(f"  compiled step          {ms(step)}")
+    print(f"  interpreter (NumPy)    {ms(interpreted)}   compiled {interpreted / step:.2f}x faster")
+
+
+def twenty_kernels() -> ModuleOp:
+    """20 kernels: a chain of alternating matmuls and reductions-free epilogues."""
+    g = Graph()
+    h = g.input("x", (64, 64))
+    w = g.input("w", (64, 64))
+    for _ in range(10):
+        h = (h @ w).tanh()
+        h = h.transpose([1, 0])
+    g.output(h)
+    return g.module()
+
+
+STARTUP = """
+import time, sys
+started = time.perf_counter()
+import numpy as np
+from runtime import load_program
+program = load_program(sys.argv[1])
+x = np.ones((64, 64), np.float32)
+program.run("main", [x, x])
+print(time.perf_counter() - started)
+"""
+
+
+def bench_startup(work: Path) -> None:
+    directory = work / "twenty"
+    write_modules(compile_module(twenty_kernels()), directory)
+    kernels = (directory / "cpu_0.py").read_text().count("@numba.njit")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", STARTUP, str(directory)]
+    cold = float(
+        subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
+    )
+    warm = min(
+        float(
+            subprocess.run(
+                command, env=environment, capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(3)
+    )
+    print(f"startup: a fresh process loads and runs a {kernels}-kernel program")
+    print(f"  first process (numba compiles) {ms(cold)}")
+    print(f"  cached                         {ms(warm)}   goal < 500 ms")
+
+
+def bench_pipeline() -> None:
+    print("pipeline: lowering + emission without numba, per op (random graphs)")
+    for ops in (250, 500, 1000, 2000):
+        module = random_graph(7, min_ops=ops, dtype="f32")
+        count = sum(1 for _ in module.walk()) - 2
+        started = time.perf_counter()
+        compile_module(module)
+        elapsed = time.perf_counter() - started
+        print(f"  {count:5d} ops  {ms(elapsed)}   {elapsed / count * 1e6:7.1f} us/op")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        bench_chain(work)
+        bench_mlp(work)
+        bench_convnet(work)
+        bench_startup(work)
+        bench_pipeline()
+
+
+if __name__ == "__main__":
+    main()
