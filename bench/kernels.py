@@ -221,7 +221,7 @@ def _torch_step(torch: Any, arguments: Sequence[Array]) -> Callable[[], None]:
 def bench_mlp(work: Path) -> None:
     program, lowering = compiled(mlp(), work / "mlp")
     arguments = inputs_of(program)
-    x, labels, w0, b0, w1, b1, w2, b2 = arguments
+    x, labels, w0, _, w1, _, w2, _ = arguments
     labels[:] = np.eye(10, dtype=np.float32)[np.arange(x.shape[0]) % 10]
     started = time.perf_counter()
     results = program.run(entry_of(program), arguments)
