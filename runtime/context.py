@@ -59,7 +59,7 @@ class GpuContext(CpuContext):
         super().__init__(device, channels)
         from numba import cuda  # noqa: PLC0415 (only GPU devices need numba.cuda)
 
-        self.cuda = cuda
+        self.cuda: Any = cuda
         self._device_arena: Any = None
 
     def arena(self, nbytes: int) -> Any:
