@@ -148,7 +148,9 @@ from runtime.library import cpu as lib
 
 _inline = numba.njit(inline="always", error_model="numpy")
 """
-GPU_HEADER = """import math
+GPU_THREADS = 256
+"""Threads per block of a GPU grid kernel (`THREADS` in the emitted module)."""
+GPU_HEADER = f"""import math
 
 import numba
 import numpy as np
@@ -156,8 +158,8 @@ from numba import cuda
 
 from runtime.library import gpu as lib
 
-_inline = cuda.jit(device=True, inline=True)
-THREADS = 256
+_inline = cuda.jit(device=True, inline="always")
+THREADS = {GPU_THREADS}
 """
 
 
@@ -453,13 +455,16 @@ class GpuKernelPrinter(KernelPrinter):
 
     @print_op.register
     def _(self, op: scf.ParallelOp) -> None:
+        lows, highs, steps = (
+            _static(iter(values)) for values in (op.lowerBound, op.upperBound, op.step)
+        )
         extents = [
-            u - lo
-            for u, lo in zip(
-                _static(iter(op.upperBound)), _static(iter(op.lowerBound)), strict=True
-            )
+            max(0, -(-(high - low) // step))
+            for low, high, step in zip(lows, highs, steps, strict=True)
         ]
         total = int(np.prod(extents))
+        if total == 0:
+            return
         grid = Lines()
         name = f"{self.kernel_name}_grid{len(self.grids)}"
         grid("@cuda.jit(cache=True)")
@@ -470,14 +475,42 @@ class GpuKernelPrinter(KernelPrinter):
             with grid.indented():
                 grid("return")
             stride = total
-            for iv, extent in zip(op.body.block.args, extents, strict=True):
+            for axis, (iv, low, step, extent) in enumerate(
+                zip(op.body.block.args, lows, steps, extents, strict=True)
+            ):
                 stride //= extent
-                index = self.names.define(iv, "i")
-                grid(f"{index} = thread // {stride} % {extent}")
-            KernelPrinter(grid, self.names).block(op.body.block)
+                position = f"thread // {stride}" if stride > 1 else "thread"
+                if axis > 0:
+                    position = f"{position} % {extent}" if stride > 1 else f"thread % {extent}"
+                scaled = f"{position} * {step}" if step != 1 else position
+                index = f"{low} + {scaled}" if low else scaled
+                grid(f"{self.names.define(iv, 'i')} = {index}")
+            _GpuThreadPrinter(grid, self.names).block(op.body.block)
         self.grids.append(grid)
-        blocks = f"({total} + THREADS - 1) // THREADS"
+        blocks = -(-total // GPU_THREADS)
         self.out(f"{name}[{blocks}, THREADS]({', '.join(self.arguments)})")
+
+
+class _GpuThreadPrinter(KernelPrinter):
+    """The body of one GPU thread: nested `scf.parallel` loops run in sequence."""
+
+    @singledispatchmethod
+    def print_op(self, op: Operation) -> None:
+        super().print_op(op)
+
+    @print_op.register
+    def _(self, op: scf.ParallelOp) -> None:
+        body = op.body.block
+        for depth, (iv, lb, ub, step) in enumerate(
+            zip(body.args, op.lowerBound, op.upperBound, op.step, strict=True)
+        ):
+            name = self.names.define(iv, f"j{depth}")
+            self.out(
+                f"for {name} in range({self.value(lb)}, {self.value(ub)}, {self.value(step)}):"
+            )
+            self.out.depth += 1
+        self.block(body)
+        self.out.depth -= len(body.args)
 
 
 @dataclass

@@ -53,16 +53,30 @@ class CpuContext:
 
 
 class GpuContext(CpuContext):
-    """A CUDA device: arena in device memory, copies through the host."""
+    """A CUDA device: arena in device memory, copies through the host.
+
+    `gpu:N` is CUDA device N: `arena` (the first call of every host function)
+    makes it the calling thread's device. Under the simulator
+    (`NUMBA_ENABLE_CUDASIM=1`) there is one device, `gpu:0`.
+    """
 
     def __init__(self, device: str, channels: Channels):
         super().__init__(device, channels)
         from numba import cuda  # noqa: PLC0415 (only GPU devices need numba.cuda)
 
-        self.cuda: Any = cuda
+        self.cuda: Any = cuda  # untyped: its stubs know no device arrays
+        self.index = int(device.partition(":")[2] or 0)
         self._device_arena: Any = None
 
+    def select(self) -> None:
+        """Make this device the calling thread's CUDA device."""
+        count = len(self.cuda.gpus)
+        if self.index >= count:
+            raise RuntimeError(f"{self.device}: there are {count} CUDA devices here")
+        self.cuda.select_device(self.index)
+
     def arena(self, nbytes: int) -> Any:
+        self.select()
         if self._device_arena is None or self._device_arena.size < max(nbytes, 1):
             self._device_arena = self.cuda.device_array(max(nbytes, 1), np.uint8)
         return self._device_arena
@@ -75,10 +89,11 @@ class GpuContext(CpuContext):
         self.channels.put(key, buffer.copy_to_host())
 
     def recv(self, key: str, source: str, buffer: Any) -> None:
-        buffer.copy_to_device(np.ascontiguousarray(self.channels.take(key, source, self.device)))
+        value = self.channels.take(key, source, self.device)
+        buffer.copy_to_device(np.require(value, buffer.dtype, "C"))
 
     def to_device(self, array: Any) -> Any:
-        return self.cuda.to_device(np.ascontiguousarray(array))
+        return self.cuda.to_device(np.require(array, requirements="C"))  # keeps 0-d arrays 0-d
 
     def fetch(self, buffer: Any) -> Any:
         return buffer.copy_to_host()

@@ -1,0 +1,259 @@
+# pyright: basic
+"""The library routines GPU kernels call: contractions and windows, as CUDA launches.
+
+Kernels call them as `lib.<routine>_<element>(inputs..., out, parameters...)`
+from the host-side launcher of a GPU kernel, with device arrays, writing `out`
+in place (the ABI of `func.call @dflow_<routine>_<element>` in the kernel IR,
+the same as `runtime.library.cpu`). Each routine launches one `@cuda.jit` kernel
+of a thread per output element, which sums in the output's element type (the
+zero of that type is passed in, so one kernel serves every element type).
+Matrix products stage their operands through shared memory in `TILE` x `TILE`
+tiles; convolutions and pools read global memory directly. Window parameters
+follow the `df` ops: strides (2), pads (top, left, bottom, right) and dilations
+(2), or kernel (2), strides, pads. The gradients of convolutions and pools have
+no GPU routine (`dialects/df/capabilities.py` keeps them on the CPU).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import cuda as _cuda
+
+cuda: Any = _cuda
+"""`numba.cuda`, untyped: its stubs know neither kernel launches nor the simulator."""
+
+THREADS = 256
+"""Threads per block of the one-dimensional launches."""
+TILE = 16
+"""The side of a matrix-product tile (a block is `TILE` x `TILE` threads)."""
+
+
+def _blocks(count: int, threads: int = THREADS) -> int:
+    return max(1, (count + threads - 1) // threads)
+
+
+def _zero(out):
+    return out.dtype.type(0)
+
+
+# ----- matrix products -------------------------------------------------------
+
+
+@cuda.jit(cache=True)
+def _matmul(a, b, out, transpose_a, transpose_b, zero, a_batch, b_batch):
+    """`out[z] = op(a[a_batch[z]]) @ op(b[b_batch[z]])` over 3-D arrays: a block per
+    `TILE` x `TILE` tile of `out[z]`, a thread per element, the operands staged
+    through shared memory one `TILE`-wide slice of the inner axis at a time."""
+    left = cuda.shared.array((TILE, TILE), out.dtype)
+    right = cuda.shared.array((TILE, TILE), out.dtype)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    i = cuda.blockIdx.x * TILE + tx
+    j = cuda.blockIdx.y * TILE + ty
+    z = cuda.blockIdx.z
+    rows, columns = out.shape[1], out.shape[2]
+    x, y = a_batch[z], b_batch[z]
+    inner = a.shape[1] if transpose_a else a.shape[2]
+    total = zero
+    for start in range(0, inner, TILE):
+        # left[tx, ty] = op(a)[i, start + ty]; right[tx, ty] = op(b)[start + tx, j]
+        k = start + ty
+        if i < rows and k < inner:
+            left[tx, ty] = a[x, k, i] if transpose_a else a[x, i, k]
+        else:
+            left[tx, ty] = zero
+        k = start + tx
+        if k < inner and j < columns:
+            right[tx, ty] = b[y, j, k] if transpose_b else b[y, k, j]
+        else:
+            right[tx, ty] = zero
+        cuda.syncthreads()
+        for t in range(TILE):
+            total += left[tx, t] * right[t, ty]
+        cuda.syncthreads()
+    if i < rows and j < columns:
+        out[z, i, j] = total
+
+
+_BATCH_INDICES: dict[tuple[tuple[int, ...], ...], tuple] = {}
+
+
+def _batch_indices(a_batch: tuple[int, ...], b_batch: tuple[int, ...], batch: tuple[int, ...]):
+    """Device arrays of the flat batch index of `a` and of `b` for each batch index of
+    `out` (NumPy broadcasting: an operand's axes of size 1 or missing repeat)."""
+    key = (a_batch, b_batch, batch)
+    found = _BATCH_INDICES.get(key)
+    if found is None:
+        count = math.prod(batch)
+
+        def flat(shape: tuple[int, ...]):
+            ids = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+            return np.ascontiguousarray(np.broadcast_to(ids, batch).reshape(count))
+
+        found = _BATCH_INDICES[key] = (cuda.to_device(flat(a_batch)), cuda.to_device(flat(b_batch)))
+    return found
+
+
+def _as3(array, batch: int):
+    shape = tuple(array.shape)  # a plain tuple: the simulator's shapes refuse negative indices
+    return array.reshape((batch, shape[-2], shape[-1]))
+
+
+def batch_matmul(a, b, out, transpose_a, transpose_b):
+    """`out = op(a) @ op(b)`, operands broadcast over the batch axes (2-D: one matrix)."""
+    shape = tuple(out.shape)
+    batch, (rows, columns) = shape[:-2], shape[-2:]
+    a_batch, b_batch = tuple(a.shape)[:-2], tuple(b.shape)[:-2]
+    a_ids, b_ids = _batch_indices(a_batch, b_batch, batch)
+    count = math.prod(batch)
+    a3, b3 = _as3(a, math.prod(a_batch)), _as3(b, math.prod(b_batch))
+    out3 = _as3(out, count)
+    if rows == 0 or columns == 0 or count == 0:
+        return
+    grid = (_blocks(rows, TILE), _blocks(columns, TILE), count)
+    _matmul[grid, (TILE, TILE)](
+        a3, b3, out3, bool(transpose_a), bool(transpose_b), _zero(out), a_ids, b_ids
+    )
+
+
+matmul = batch_matmul
+
+
+# ----- convolutions ----------------------------------------------------------
+
+
+@cuda.jit(device=True, inline="always")
+def _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero):
+    channels, height, width = x.shape[1], x.shape[2], x.shape[3]
+    kernel_h, kernel_w = w.shape[2], w.shape[3]
+    total = zero
+    for c in range(channels):
+        for i in range(kernel_h):
+            y = p * sh + i * dh - top
+            if y < 0 or y >= height:
+                continue
+            for j in range(kernel_w):
+                z = q * sw + j * dw - left
+                if 0 <= z < width:
+                    total += x[n, c, y, z] * w[o, c, i, j]
+    return total
+
+
+@cuda.jit(device=True, inline="always")
+def _unflatten(thread, out):
+    """`(n, c, p, q)` of the thread's element of the 4-D `out`."""
+    q = thread % out.shape[3]
+    rest = thread // out.shape[3]
+    p = rest % out.shape[2]
+    rest //= out.shape[2]
+    return rest // out.shape[1], rest % out.shape[1], p, q
+
+
+@cuda.jit(cache=True)
+def _conv2d_kernel(x, w, out, sh, sw, top, left, dh, dw, zero):
+    thread = cuda.grid(1)
+    if thread >= out.size:
+        return
+    n, o, p, q = _unflatten(thread, out)
+    out[n, o, p, q] = _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero)
+
+
+@cuda.jit(cache=True)
+def _conv2d_bias_kernel(x, w, bias, out, sh, sw, top, left, dh, dw, zero):
+    thread = cuda.grid(1)
+    if thread >= out.size:
+        return
+    n, o, p, q = _unflatten(thread, out)
+    out[n, o, p, q] = _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero) + bias[o]
+
+
+def conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw):
+    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]`."""
+    if out.size:
+        _conv2d_kernel[_blocks(out.size), THREADS](x, w, out, sh, sw, top, left, dh, dw, _zero(out))
+
+
+def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw):
+    """`conv2d` plus `bias[o]` on each output channel."""
+    if out.size:
+        _conv2d_bias_kernel[_blocks(out.size), THREADS](
+            x, w, bias, out, sh, sw, top, left, dh, dw, _zero(out)
+        )
+
+
+# ----- pools -----------------------------------------------------------------
+
+
+@cuda.jit(cache=True)
+def _max_pool2d_kernel(x, out, kh, kw, sh, sw, top, left, lowest):
+    thread = cuda.grid(1)
+    if thread >= out.size:
+        return
+    n, c, p, q = _unflatten(thread, out)
+    height, width = x.shape[2], x.shape[3]
+    best = lowest
+    for i in range(kh):
+        y = p * sh + i - top
+        for j in range(kw):
+            z = q * sw + j - left
+            if 0 <= y < height and 0 <= z < width:
+                v = x[n, c, y, z]
+                if v > best or math.isnan(v):
+                    best = v
+    out[n, c, p, q] = best
+
+
+@cuda.jit(cache=True)
+def _avg_pool2d_kernel(x, out, kh, kw, sh, sw, top, left, zero):
+    thread = cuda.grid(1)
+    if thread >= out.size:
+        return
+    n, c, p, q = _unflatten(thread, out)
+    height, width = x.shape[2], x.shape[3]
+    total = zero
+    count = 0
+    for i in range(kh):
+        y = p * sh + i - top
+        for j in range(kw):
+            z = q * sw + j - left
+            if 0 <= y < height and 0 <= z < width:
+                total += x[n, c, y, z]
+                count += 1
+    out[n, c, p, q] = total / count
+
+
+def max_pool2d(x, out, kh, kw, sh, sw, top, left, bottom, right):
+    """Window maximum; padding never wins (NaN propagates as in `np.max`)."""
+    if out.size:
+        lowest = out.dtype.type(-np.inf)
+        _max_pool2d_kernel[_blocks(out.size), THREADS](x, out, kh, kw, sh, sw, top, left, lowest)
+
+
+def avg_pool2d(x, out, kh, kw, sh, sw, top, left, bottom, right):
+    """Window mean over the elements inside the input."""
+    if out.size:
+        _avg_pool2d_kernel[_blocks(out.size), THREADS](
+            x, out, kh, kw, sh, sw, top, left, _zero(out)
+        )
+
+
+def _for_elements(elements: tuple[str, ...], **routines: object) -> None:
+    for name, routine in routines.items():
+        for element in elements:
+            globals()[f"{name}_{element}"] = routine
+
+
+_for_elements(
+    ("f32", "f64", "i32", "i64"),
+    matmul=matmul,
+    batch_matmul=batch_matmul,
+)
+_for_elements(
+    ("f32", "f64"),
+    conv2d=conv2d,
+    conv2d_bias=conv2d_bias,
+    max_pool2d=max_pool2d,
+    avg_pool2d=avg_pool2d,
+)
