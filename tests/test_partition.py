@@ -84,12 +84,22 @@ def test_cli_runs_a_partitioned_program(tmp_path: Path) -> None:
 def test_cli_receive_timeout_names_key_and_devices(tmp_path: Path) -> None:
     path = tmp_path / "stuck.mlir"
     path.write_text(CYCLE)  # each device waits for the other: nothing is ever sent
-    result = run_dflow("run", path, "--timeout", "0.3")
+    result = run_dflow("run", path, "--interpret", "--timeout", "0.3")
     assert result.returncode == 1
     assert result.stdout == ""
     [line] = result.stderr.splitlines()
     assert "stuck.mlir" in line and "waited 0.3 s" in line
     assert ("'k1' from cpu:1 on cpu:0" in line) or ("'k0' from cpu:0 on cpu:1" in line), line
+
+
+def test_cli_compiled_run_refuses_a_receive_cycle(tmp_path: Path) -> None:
+    """Compiling finds the cycle before anything runs (df-fuse orders the parts)."""
+    path = tmp_path / "stuck.mlir"
+    path.write_text(CYCLE)
+    result = run_dflow("run", path)
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert "stuck.mlir" in line and "wait on each other in a cycle" in line, line
 
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
