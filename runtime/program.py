@@ -81,7 +81,7 @@ def _check_feeds(entry: str, signature: Sequence[Any], arguments: Sequence[Any])
                 f"@{entry} argument {position}: expected {tuple(shape)} {np.dtype(dtype)}, "
                 f"got {tuple(array.shape)} {array.dtype}"
             )
-        checked.append(np.ascontiguousarray(array))
+        checked.append(np.require(array, requirements="C"))  # ascontiguousarray makes 0-d 1-d
     return checked
 
 
