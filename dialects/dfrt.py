@@ -37,9 +37,11 @@ from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     IntegerAttr,
     IntegerType,
     MemRefType,
+    NoneAttr,
     StringAttr,
     SymbolRefAttr,
     i64,
@@ -84,6 +86,13 @@ def _static_memref(value: SSAValue, what: str) -> MemRefType[Attribute]:
     return type
 
 
+def _arena_memref(value: SSAValue) -> MemRefType[Attribute]:
+    type = _static_memref(value, "the arena")
+    if len(type.get_shape()) != 1 or type.element_type != IntegerType(8):
+        raise VerifyException(f"the arena is a memref<Nxi8>, got {type}")
+    return type
+
+
 @irdl_op_definition
 class ArenaOp(IRDLOperation):
     """`%a = dfrt.arena : memref<Nxi8>`: the device's arena of N bytes."""
@@ -96,9 +105,7 @@ class ArenaOp(IRDLOperation):
         super().__init__(result_types=[MemRefType(IntegerType(8), [size])])
 
     def verify_(self) -> None:
-        type = _static_memref(self.result, "the arena")
-        if len(type.get_shape()) != 1 or type.element_type != IntegerType(8):
-            raise VerifyException(f"the arena is a memref<Nxi8>, got {type}")
+        _arena_memref(self.result)
 
 
 @irdl_op_definition
@@ -107,7 +114,7 @@ class ViewOp(IRDLOperation):
 
     name = "dfrt.view"
     arena = operand_def(MemRefType)
-    offset = prop_def(IntegerAttr)
+    offset = prop_def(IntegerAttr[I64])
     result = result_def(MemRefType)
     traits = traits_def(NoMemoryEffect())
     assembly_format = "$arena `[` $offset `]` attr-dict `:` type($arena) `->` type($result)"
@@ -120,11 +127,15 @@ class ViewOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        arena = _static_memref(self.arena, "the arena")
+        arena = _arena_memref(self.arena)
         view = _static_memref(self.result, "a view")
+        if not isinstance(view.layout, NoneAttr):
+            raise VerifyException(f"a view is contiguous, without a layout: got {view}")
         start = self.offset.value.data
         end = start + buffer_bytes(view)
-        if start < 0 or start % element_bytes(view):
+        if start < 0:
+            raise VerifyException(f"offset {start} is negative")
+        if start % element_bytes(view):
             raise VerifyException(
                 f"offset {start} is not a multiple of the element width {element_bytes(view)}"
             )

@@ -576,8 +576,19 @@ class ModulePrinter:
             )
         self.out(f"{op.sym_name.data} = {array}.reshape({shape})")
 
-    def kernel(self, op: func.FuncOp) -> None:
+    def module_names(self) -> Names:
+        """Names for one function's values, none shadowing a name of the module (a
+        global, a kernel, a helper), which the function may refer to."""
         names = Names()
+        names.taken |= {"DEVICE", "THREADS", "ENTRIES", "_inline"}
+        names.taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
+        for op in self.scope.ops:
+            if isinstance(op, memref.GlobalOp | func.FuncOp):
+                names.taken.add(op.sym_name.data)
+        return names
+
+    def kernel(self, op: func.FuncOp) -> None:
+        names = self.module_names()
         arguments = [names.define(a, f"arg{i}") for i, a in enumerate(op.args)]
         self.out("")
         self.out("")
@@ -603,7 +614,7 @@ class ModulePrinter:
                 self.out("pass")
 
     def host(self, op: func.FuncOp) -> dict[str, Any]:
-        names = Names()
+        names = self.module_names()
         arguments = [names.define(a, f"arg{i}") for i, a in enumerate(op.args)]
         self.out("")
         self.out("")

@@ -150,6 +150,10 @@ def lower_scope(scope: ModuleOp) -> None:
     device = device_of(scope)
     globals: list[memref.GlobalOp] = []
     for function in graph_functions(scope):
+        if any(isinstance(op, dfrt.ArenaOp) for op in function.body.block.ops):
+            raise _fail(
+                f"@{function.sym_name.data} is already a host function: the module is lowered"
+            )
         host = HostBuilder(function, device, globals).build()
         function.detach()
         function.erase()

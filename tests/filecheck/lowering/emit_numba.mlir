@@ -1,0 +1,177 @@
+// RUN: xdsl-opt %s --split-input-file -p df-bufferize,df-plan-buffers,df-lower-host -t numba | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p df-bufferize,df-plan-buffers,df-lower-host -t numba | %python -c "import ast, sys; [ast.parse(part) for part in sys.stdin.read().split('// -' '----')]"
+
+// The numba target prints one Python module per device: constants as NumPy
+// arrays, kernels as @numba.njit functions (CPU) or @cuda.jit grid kernels
+// with a launcher (GPU), each host function as runtime calls on `rt`, and
+// ENTRIES. The second RUN line checks that every module parses as Python.
+
+// A CPU module: a matmul+bias+relu group (library call, then the epilogue
+// loops), a max reduction group reading the dense constant.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK-NEXT:  """dflow: the program for device cpu:0 (emitted by the numba target)."""
+// CHECK:       import numba
+// CHECK-NEXT:  import numpy as np
+// CHECK:       from runtime.library import cpu as lib
+// CHECK:       DEVICE = "cpu:0"
+// CHECK:       def _maximum(a, b):
+// CHECK:       main_cst0 = np.frombuffer(bytes.fromhex('0000803f0000004000004040000080400000a0400000c0400000e04000000041'), np.float32.__name__).astype(np.float32).reshape((8,))
+
+// CHECK:       @numba.njit(cache=True, error_model="numpy")
+// CHECK-NEXT:  def fused_matmul_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]], [[H:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      lib.matmul_f32([[X]], [[W]], [[H]], numba.int64(0), numba.int64(0))
+// CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
+// CHECK-NEXT:          for [[J:[A-Za-z0-9_]+]] in range(0, 8, 1):
+// CHECK-NEXT:              {{^ *}}[[M:[A-Za-z0-9_]+]] = [[H]]{{\[}}[[I]], [[J]]{{\]}}
+// CHECK-NEXT:              {{^ *}}[[BJ:[A-Za-z0-9_]+]] = [[B]]{{\[}}[[J]]{{\]}}
+// CHECK-NEXT:              {{^ *}}[[A:[A-Za-z0-9_]+]] = [[M]] + [[BJ]]
+// CHECK-NEXT:              {{^ *}}[[R:[A-Za-z0-9_]+]] = _maximum([[A]], numba.float32(0.0))
+// CHECK-NEXT:              [[H]]{{\[}}[[I]], [[J]]{{\]}} = [[R]]
+
+// CHECK:       @numba.njit(cache=True, error_model="numpy")
+// CHECK-NEXT:  def fused_mul_1([[P:[A-Za-z0-9_]+]], [[K:[A-Za-z0-9_]+]], [[Q:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
+// CHECK-NEXT:          {{^ *}}[[ACC:[A-Za-z0-9_]+]] = numba.float32(-math.inf)
+// CHECK-NEXT:          for [[J:[A-Za-z0-9_]+]] in range(0, 8, 1):
+// CHECK-NEXT:              {{^ *}}[[V:[A-Za-z0-9_]+]] = [[P]]{{\[}}[[I]], [[J]]{{\]}}
+// CHECK-NEXT:              {{^ *}}[[KJ:[A-Za-z0-9_]+]] = [[K]]{{\[}}[[J]]{{\]}}
+// CHECK-NEXT:              {{^ *}}[[PROD:[A-Za-z0-9_]+]] = [[V]] * [[KJ]]
+// CHECK-NEXT:              {{^ *}}[[MAX:[A-Za-z0-9_]+]] = _maximum([[ACC]], [[PROD]])
+// CHECK-NEXT:              [[ACC]] = [[MAX]]
+// CHECK-NEXT:          [[Q]]{{\[}}[[I]]{{\]}} = [[ACC]]
+
+// CHECK:       def main(rt, x, w, bias):
+// CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(192)
+// CHECK-NEXT:      r = rt.view([[ARENA]], 0, (4, 8), np.float32)
+// CHECK-NEXT:      fused_matmul_0(x, w, bias, r)
+// CHECK-NEXT:      s = rt.view([[ARENA]], 128, (4,), np.float32)
+// CHECK-NEXT:      fused_mul_1(r, main_cst0, s)
+// CHECK-NEXT:      {{^ *}}[[R0:[A-Za-z0-9_]+]] = rt.fetch(r)
+// CHECK-NEXT:      {{^ *}}[[R1:[A-Za-z0-9_]+]] = rt.fetch(s)
+// CHECK-NEXT:      return ([[R0]], [[R1]])
+// CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192}}
+func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %k = df.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %r = df.fused(%0 = %x, %1 = %w, %2 = %bias) {kind = "contraction", name = "fused_matmul_0"} : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+    %m = df.matmul %0, %1 : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %a = df.add %m, %2 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %h = df.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    df.yield %h : tensor<4x8xf32>
+  }
+  %s = df.fused(%0 = %r, %1 = %k) {kind = "reduction", name = "fused_mul_1"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32> {
+    %p = df.mul %0, %1 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %q = df.reduce_max %p {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4xf32>
+    df.yield %q : tensor<4xf32>
+  }
+  func.return %r, %s : tensor<4x8xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A conv2d is a library call with its parameters; an i1 constant is bytes != 0.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       main_cst0 = (np.frombuffer(bytes.fromhex('ff00ff00'), np.int8) != 0).reshape((4,))
+// CHECK:       def conv2d_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[C:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      lib.conv2d_f32([[X]], [[W]], [[C]], numba.int64(2), numba.int64(2), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1))
+// CHECK:       def main(rt, x, w, x4, y4):
+// CHECK:           conv2d_0(x, w, c)
+// CHECK:           select_1(main_cst0, x4, y4, m)
+func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %x4: tensor<4xf32>, %y4: tensor<4xf32>) -> (tensor<1x4x4x4xf32>, tensor<4xf32>) {
+  %c = df.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %b = df.constant dense<[true, false, true, false]> : tensor<4xi1>
+  %m = df.select %b, %x4, %y4 : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %c, %m : tensor<1x4x4x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Python names never shadow a name of the module: a value named like the
+// constant's global gets another name, so the global stays what the kernel reads.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       main_cst0 = np.frombuffer(
+// CHECK:       def main(rt, x):
+// CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(64)
+// CHECK-NEXT:      {{^ *}}[[V:main_cst0_[0-9]+]] = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      add_0(x, main_cst0, [[V]])
+// CHECK-NEXT:      {{^ *}}[[R:[A-Za-z0-9_]+]] = rt.fetch([[V]])
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %k = df.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %main_cst0 = df.add %x, %k : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %main_cst0 : tensor<4xf32>
+}
+
+// -----
+
+// A partitioned module: one Python module per device. On cpu:0, sends and
+// receives are runtime calls with their keys; on gpu:0, the argument and the
+// constant are copied to the device, and each kernel is a launcher running
+// @cuda.jit grid kernels.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       DEVICE = "cpu:0"
+// CHECK:       def main(rt, x):
+// CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(64)
+// CHECK-NEXT:      a = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      exp_0(x, a)
+// CHECK-NEXT:      rt.send('main.k0', 'gpu:0', a)
+// CHECK-NEXT:      c = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      rt.recv('main.k1', 'gpu:0', c)
+// CHECK-NEXT:      d = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      neg_1(c, d)
+// CHECK-NEXT:      {{^ *}}[[R:[A-Za-z0-9_]+]] = rt.fetch(d)
+// CHECK-NEXT:      return ([[R]],)
+// CHECK:       ENTRIES = {'main': {'arguments': [0], 'results': [0], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 64}}
+
+// CHECK-LABEL: # ----- gpu_0.py -----
+// CHECK:       from numba import cuda
+// CHECK:       from runtime.library import gpu as lib
+// CHECK:       DEVICE = "gpu:0"
+// CHECK:       main_cst0 = np.frombuffer(
+// CHECK:       @cuda.jit
+// CHECK-NEXT:  def add_0_grid0(a, y, b):
+// CHECK-NEXT:      {{.*}}cuda.grid(1)
+// CHECK:           b[{{.*}}] =
+// CHECK:       def add_0(a, y, b):
+// CHECK-NEXT:      add_0_grid0[{{.*}}](a, y, b)
+// CHECK:       @cuda.jit
+// CHECK-NEXT:  def mul_1_grid0(b, k, c):
+// CHECK:       def mul_1(b, k, c):
+// CHECK-NEXT:      mul_1_grid0[{{.*}}](b, k, c)
+// CHECK:       def main(rt, y):
+// CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(128)
+// CHECK-NEXT:      {{^ *}}[[YD:[A-Za-z0-9_]+]] = rt.to_device(y)
+// CHECK-NEXT:      {{^ *}}[[KD:[A-Za-z0-9_]+]] = rt.to_device(main_cst0)
+// CHECK-NEXT:      a = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      rt.recv('main.k0', 'cpu:0', a)
+// CHECK-NEXT:      b = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      add_0(a, [[YD]], b)
+// CHECK-NEXT:      c = rt.view([[ARENA]], 64, (4,), np.float32)
+// CHECK-NEXT:      mul_1(b, [[KD]], c)
+// CHECK-NEXT:      rt.send('main.k1', 'cpu:0', c)
+// CHECK-NEXT:      {{^ *}}[[R:[A-Za-z0-9_]+]] = rt.fetch(b)
+// CHECK-NEXT:      return ([[R]],)
+// CHECK:       ENTRIES = {'main': {'arguments': [1], 'results': [1], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 128}}
+builtin.module {
+  builtin.module attributes {df.device = "cpu:0"} {
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: 0>, df.results = array<i64: 0>, df.function_type = (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)} {
+      %a = df.exp %x {df.device = "cpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
+      df.send %a {df.device = "cpu:0", key = "main.k0", from = "cpu:0", to = "gpu:0"} : (tensor<4xf32>) -> ()
+      %c = df.recv {df.device = "cpu:0", key = "main.k1", from = "gpu:0", to = "cpu:0"} : () -> tensor<4xf32>
+      %d = df.neg %c {df.device = "cpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
+      func.return %d : tensor<4xf32>
+    }
+  }
+  builtin.module attributes {df.device = "gpu:0"} {
+    func.func @main(%y: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: 1>, df.results = array<i64: 1>, df.function_type = (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)} {
+      %k = df.constant {df.device = "gpu:0"} dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+      %a = df.recv {df.device = "gpu:0", key = "main.k0", from = "cpu:0", to = "gpu:0"} : () -> tensor<4xf32>
+      %b = df.add %a, %y {df.device = "gpu:0"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %c = df.mul %b, %k {df.device = "gpu:0"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      df.send %c {df.device = "gpu:0", key = "main.k1", from = "gpu:0", to = "cpu:0"} : (tensor<4xf32>) -> ()
+      func.return %b : tensor<4xf32>
+    }
+  }
+}
