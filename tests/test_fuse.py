@@ -24,7 +24,7 @@ import pytest
 from graphgen import random_graph
 from partition_checker import check_partitioned
 from test_partition import CYCLE, place_randomly
-from test_transform_differential import _parse, _programs
+from test_transform_differential import _parse, _programs, _runnable
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
@@ -367,15 +367,8 @@ def test_cleanup_passes_keep_fused_programs_valid(seed: int) -> None:
 
 
 def _top_level_runnable(module: ModuleOp) -> list[str]:
-    """Functions of the top module that run alone: results, and no send or recv."""
-    return [
-        op.sym_name.data
-        for op in module.ops
-        if isinstance(op, FuncOp)
-        and not op.is_declaration
-        and op.function_type.outputs.data
-        and not any(isinstance(inner, SendOp | RecvOp) for inner in op.walk())
-    ]
+    """Functions of the top module that run alone (the differential tests' selection)."""
+    return [op.sym_name.data for op in _runnable(module)]
 
 
 def _run_named(module: ModuleOp, names: list[str]) -> dict[str, tuple[Any, ...]]:

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 import pytest
 from graphgen import BINARY, UNARY, op_names, random_graph
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from dflow.feeds import random_inputs
@@ -61,13 +62,36 @@ def _parse(text: str, name: str) -> ModuleOp | None:
     return module
 
 
+def _calls_a_declaration(
+    module: ModuleOp, function: FuncOp, stack: tuple[FuncOp, ...] = ()
+) -> bool:
+    """Whether `function` calls, directly or not, a function with no body or itself
+    (nothing to interpret, or no end to it)."""
+    for inner in function.walk():
+        if isinstance(inner, CallOp):
+            callee = SymbolTable.lookup_symbol(module, inner.callee)
+            if not isinstance(callee, FuncOp) or callee.is_declaration:
+                return True
+            if callee in (*stack, function) or _calls_a_declaration(
+                module, callee, (*stack, function)
+            ):
+                return True
+    return False
+
+
 def _runnable(module: ModuleOp) -> list[FuncOp]:
     functions: list[FuncOp] = []
-    for op in module.ops:  # top level only: a device module's parts run together
+    # top level only (a device module's parts run together), graph level only (host
+    # functions over memrefs are not interpreted)
+    for op in module.ops:
         if not isinstance(op, FuncOp) or op.is_declaration:
             continue
-        if op.function_type.outputs.data and not any(
-            isinstance(inner, SendOp | RecvOp) for inner in op.walk()
+        graph_level = all(isinstance(t, TensorType) for t in op.function_type.inputs)
+        graph_level = graph_level and not _calls_a_declaration(module, op)
+        if (
+            graph_level
+            and op.function_type.outputs.data
+            and not any(isinstance(inner, SendOp | RecvOp) for inner in op.walk())
         ):
             functions.append(op)
     return functions
