@@ -275,7 +275,7 @@ class KernelPrinter:
     def print_op(self, op: Operation) -> None:
         if type(op) in _BINARY_SYMBOLS:
             a, b = (self.value(o) for o in op.operands)
-            self.assign(op, f"{a} {_BINARY_SYMBOLS[type(op)]} {b}")
+            self.assign(op, _wrapping(op, a, _BINARY_SYMBOLS[type(op)], b))
         elif type(op) in _HELPER_CALLS or type(op) in _BUILTIN_CALLS:
             callee = _HELPER_CALLS.get(type(op)) or _BUILTIN_CALLS[type(op)]
             self.assign(op, f"{callee}({', '.join(self.value(o) for o in op.operands)})")
@@ -364,6 +364,20 @@ class KernelPrinter:
         return ", ".join(values)
 
 
+def _wrapping(op: Operation, a: str, symbol: str, b: str) -> str:
+    """`a symbol b`, wrapping as integer arithmetic must: numba computes int32 in int64
+    (so the result is truncated back) and lets LLVM assume int64 never overflows (so
+    int64 goes through uint64, whose arithmetic wraps)."""
+    element = str(op.results[0].type)
+    if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        return f"{a} {symbol} {b}"
+    if element == "i32":
+        return f"numba.int32({a} {symbol} {b})"
+    if element == "i64":
+        return f"numba.int64(numba.uint64({a}) {symbol} numba.uint64({b}))"
+    return f"{a} {symbol} {b}"
+
+
 def _predicate_name(op: arith.CmpfOp | arith.CmpiOp, value: int) -> str:
     names = (
         [
@@ -397,6 +411,7 @@ class CpuKernelPrinter(KernelPrinter):
     def __init__(self, out: Lines, names: Names, parallel: bool):
         super().__init__(out, names)
         self.parallel = parallel
+        self.pranges = 0
 
     @singledispatchmethod
     def print_op(self, op: Operation) -> None:
@@ -408,7 +423,10 @@ class CpuKernelPrinter(KernelPrinter):
         for depth, (iv, lb, ub, step) in enumerate(
             zip(body.args, op.lowerBound, op.upperBound, op.step, strict=True)
         ):
-            loop = "numba.prange" if self.parallel and depth == 0 else "range"
+            loop = "range"
+            if self.parallel and depth == 0 and _trips(lb, ub, step) > 1:
+                loop = "numba.prange"
+                self.pranges += 1
             name = self.names.define(iv, f"i{depth}")
             self.out(
                 f"for {name} in {loop}({self.value(lb)}, {self.value(ub)}, {self.value(step)}):"
@@ -421,6 +439,13 @@ class CpuKernelPrinter(KernelPrinter):
     def _(self, op: memref.AllocOp) -> None:
         shape = tuple(op.memref.type.get_shape())
         self.assign(op, f"np.empty({shape}, {dtype_of(op.memref.type)})", "scratch")
+
+
+def _trips(lb: SSAValue, ub: SSAValue, step: SSAValue) -> int:
+    """The trip count of a loop with constant bounds (a single trip is never a `prange`:
+    numba's parfors cannot store into the 0-d arrays that such loops write)."""
+    first, last, stride = (int(_constant_value(v)) for v in (lb, ub, step))
+    return max(0, -(-(last - first) // stride))
 
 
 def _static(ops: Iterator[SSAValue]) -> list[int]:
@@ -605,11 +630,16 @@ class ModulePrinter:
             self.out(f"def {op.sym_name.data}({', '.join(arguments[: len(op.args)])}):")
             self.out.lines.extend(body.lines or ["    pass"])
             return
-        options = 'cache=True, error_model="numpy"' + (", parallel=True" if self.parallel else "")
-        self.out(f"@numba.njit({options})")
+        decorator = len(self.out.lines)
+        self.out('@numba.njit(cache=True, error_model="numpy")')
         self.out(f"def {op.sym_name.data}({', '.join(arguments)}):")
         with self.out.indented():
-            CpuKernelPrinter(self.out, names, self.parallel).block(op.body.block)
+            printer = CpuKernelPrinter(self.out, names, self.parallel)
+            printer.block(op.body.block)
+            if printer.pranges:  # parallel=True without a prange only earns a warning
+                self.out.lines[decorator] = (
+                    '@numba.njit(cache=True, error_model="numpy", parallel=True)'
+                )
             if not any(isinstance(o, scf.ParallelOp | func.CallOp) for o in op.body.block.ops):
                 self.out("pass")
 
