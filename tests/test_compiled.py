@@ -734,6 +734,12 @@ def small_program(tmp_path_factory: pytest.TempPathFactory) -> Program:
 def test_runtime_checks_feeds(small_program: Program) -> None:
     x, n = np.ones((2, 3), np.float32), np.arange(4, dtype=np.int64)
     np.testing.assert_array_equal(small_program.run("main", [x, n])[0], np.full((2, 3), 6.0))
+    # strided and transposed feeds are taken as the arrays they are
+    strided_x = np.arange(6, dtype=np.float32).reshape(3, 2).T
+    strided_n = np.arange(8, dtype=np.int64)[::2]
+    np.testing.assert_array_equal(
+        small_program.run("main", [strided_x, strided_n])[0], strided_x * 12
+    )
     with pytest.raises(ProgramError, match=r"@main argument 0: expected \(2, 3\) float32, got "):
         small_program.run("main", [np.ones((3, 2), np.float32), n])
     with pytest.raises(ProgramError, match=r"argument 1: expected \(4,\) int64, got \(4,\) int32"):
