@@ -30,6 +30,7 @@ from dialects.df.interpreter import (
     RecvAbandonedError,
     make_interpreter,
 )
+from lowering.inline import InlinePass
 from lowering.partition import ARGUMENTS, FUNCTION_TYPE, RESULTS, PartitionPass
 from transforms.placement import PlaceDevicesPass
 
@@ -37,10 +38,15 @@ Array = Any
 
 
 def split_for_devices(module: ModuleOp, devices: str | None) -> ModuleOp:
-    """`module` partitioned for `devices`: placed first unless every op is placed; a
-    module that is already partitioned is returned as it is."""
+    """`module` partitioned for `devices`: calls inlined (each device runs straight-line
+    parts), then placed unless every op is placed; a module that is already partitioned
+    is returned as it is."""
     if is_partitioned(module):
         return module
+    try:
+        InlinePass().apply(make_context(), module)
+    except DiagnosticException as error:
+        raise DflowError(str(error)) from None
     place(module, devices or "cpu:0")
     try:
         PartitionPass().apply(make_context(), module)

@@ -125,3 +125,39 @@ def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: df-place-devices: bad device")
+
+
+CALLS = """
+func.func @square(%v: tensor<4xf32>) -> tensor<4xf32> {
+  %s = df.mul %v, %v : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %q = func.call @square(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %r = df.add %q, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("engine", [(), ("--interpret",)])
+def test_cli_devices_inline_calls_first(tmp_path: Path, engine: tuple[str, ...]) -> None:
+    """Placement sees the callee's ops (inlined), so calls run on several devices."""
+    path = tmp_path / "calls.mlir"
+    path.write_text(CALLS)
+    x = np.array([-2.0, -0.5, 1.5, 3.0], np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    out = tmp_path / "out.npz"
+    result = run_dflow(
+        "run",
+        path,
+        "--devices",
+        "cpu:0,cpu:1",
+        "--inputs",
+        tmp_path / "in.npz",
+        "--output",
+        out,
+        *engine,
+    )
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_allclose(np.load(out)["out0"], x * x + x)
