@@ -345,12 +345,32 @@ class KernelPrinter:
             self.out(f"{', '.join(targets)} = {', '.join(self.value(v) for v in op.operands)}")
 
     @print_op.register
+    def _(self, op: scf.ParallelOp) -> None:
+        """Nested `for` loops (inside a GPU thread, and on a CPU: see `loop_kind`)."""
+        body = op.body.block
+        for depth, (iv, lb, ub, step) in enumerate(
+            zip(body.args, op.lowerBound, op.upperBound, op.step, strict=True)
+        ):
+            loop = self.loop_kind(depth, lb, ub, step)
+            name = self.names.define(iv, f"i{depth}")
+            self.out(
+                f"for {name} in {loop}({self.value(lb)}, {self.value(ub)}, {self.value(step)}):"
+            )
+            self.out.depth += 1
+        self.block(body)
+        self.out.depth -= len(body.args)
+
+    def loop_kind(self, depth: int, lb: SSAValue, ub: SSAValue, step: SSAValue) -> str:
+        """The Python iterator of a parallel loop: sequential by default."""
+        return "range"
+
+    @print_op.register
     def _(self, op: scf.ReduceOp) -> None:
-        pass
+        """The empty terminator of a parallel loop: nothing to print."""
 
     @print_op.register
     def _(self, op: func.ReturnOp) -> None:
-        pass
+        """A kernel returns nothing: its results are in its output buffers."""
 
     @print_op.register
     def _(self, op: func.CallOp) -> None:
@@ -417,23 +437,14 @@ class CpuKernelPrinter(KernelPrinter):
     def print_op(self, op: Operation) -> None:
         super().print_op(op)
 
-    @print_op.register
-    def _(self, op: scf.ParallelOp) -> None:
-        body = op.body.block
-        for depth, (iv, lb, ub, step) in enumerate(
-            zip(body.args, op.lowerBound, op.upperBound, op.step, strict=True)
-        ):
-            loop = "range"
-            if self.parallel and depth == 0 and _trips(lb, ub, step) > 1:
-                loop = "numba.prange"
-                self.pranges += 1
-            name = self.names.define(iv, f"i{depth}")
-            self.out(
-                f"for {name} in {loop}({self.value(lb)}, {self.value(ub)}, {self.value(step)}):"
-            )
-            self.out.depth += 1
-        self.block(body)
-        self.out.depth -= len(body.args)
+    def loop_kind(self, depth: int, lb: SSAValue, ub: SSAValue, step: SSAValue) -> str:
+        """`numba.prange` for the outer loop of a nest of more than one trip when
+        `parallel` (a single trip is never a `prange`: numba's parfors cannot store
+        into the 0-d arrays that such loops write)."""
+        if self.parallel and depth == 0 and _trips(lb, ub, step) > 1:
+            self.pranges += 1
+            return "numba.prange"
+        return "range"
 
     @print_op.register
     def _(self, op: memref.AllocOp) -> None:
@@ -442,8 +453,7 @@ class CpuKernelPrinter(KernelPrinter):
 
 
 def _trips(lb: SSAValue, ub: SSAValue, step: SSAValue) -> int:
-    """The trip count of a loop with constant bounds (a single trip is never a `prange`:
-    numba's parfors cannot store into the 0-d arrays that such loops write)."""
+    """The trip count of a loop with constant bounds."""
     first, last, stride = (int(_constant_value(v)) for v in (lb, ub, step))
     return max(0, -(-(last - first) // stride))
 
@@ -510,32 +520,10 @@ class GpuKernelPrinter(KernelPrinter):
                 scaled = f"{position} * {step}" if step != 1 else position
                 index = f"{low} + {scaled}" if low else scaled
                 grid(f"{self.names.define(iv, 'i')} = {index}")
-            _GpuThreadPrinter(grid, self.names).block(op.body.block)
+            KernelPrinter(grid, self.names).block(op.body.block)
         self.grids.append(grid)
         blocks = -(-total // GPU_THREADS)
         self.out(f"{name}[{blocks}, THREADS]({', '.join(self.arguments)})")
-
-
-class _GpuThreadPrinter(KernelPrinter):
-    """The body of one GPU thread: nested `scf.parallel` loops run in sequence."""
-
-    @singledispatchmethod
-    def print_op(self, op: Operation) -> None:
-        super().print_op(op)
-
-    @print_op.register
-    def _(self, op: scf.ParallelOp) -> None:
-        body = op.body.block
-        for depth, (iv, lb, ub, step) in enumerate(
-            zip(body.args, op.lowerBound, op.upperBound, op.step, strict=True)
-        ):
-            name = self.names.define(iv, f"j{depth}")
-            self.out(
-                f"for {name} in range({self.value(lb)}, {self.value(ub)}, {self.value(step)}):"
-            )
-            self.out.depth += 1
-        self.block(body)
-        self.out.depth -= len(body.args)
 
 
 @dataclass
