@@ -1,6 +1,8 @@
 """Benchmark of the compiled path: numba kernels and the runtime against peers.
 
     taskset -c 0 python bench/kernels.py          # one core, for stable ratios
+    taskset -c 0 python bench/kernels.py mlp      # only some: chain mlp convnet startup pipeline
+    taskset -c 0 python bench/kernels.py --blas-as-is   # keep the environment's OpenBLAS kernels
 
 Every figure is measured in this run (best of several repetitions, after a warm
 up that compiles), and each ratio compares numbers taken here:
@@ -21,6 +23,13 @@ up that compiles), and each ratio compares numbers taken here:
    numba's first compile, and a cached start: a fresh process that loads a
    20-kernel program from numba's cache and runs it once.
 5. the graph pipeline without numba, per op, on random graphs of growing size.
+
+OpenBLAS (NumPy's, and SciPy's, which numba's `np.dot` calls) picks its kernels
+by `OPENBLAS_CORETYPE`; our machines set it to Haswell (AVX2), which on their
+AVX-512 CPU halves SGEMM's speed against XLA's own kernels. On CPUs with AVX-512
+this script asks for SKYLAKEX before NumPy loads, for every peer alike (JAX does
+not use OpenBLAS); `--blas-as-is` keeps the environment's choice. The first line
+printed says which was used.
 """
 
 from __future__ import annotations
@@ -34,7 +43,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+
+def _prefer_avx512_blas() -> None:
+    """Ask OpenBLAS for its AVX-512 kernels where the CPU has them (see above)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if "--blas-as-is" in sys.argv:
+        sys.argv.remove("--blas-as-is")
+    elif cpuinfo.exists() and " avx512f " in cpuinfo.read_text():
+        os.environ["OPENBLAS_CORETYPE"] = "SKYLAKEX"
+
+
+_prefer_avx512_blas()
+
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -316,13 +337,24 @@ def bench_pipeline() -> None:
 
 
 def main() -> None:
+    benches: dict[str, Callable[[Path], None]] = {
+        "chain": bench_chain,
+        "mlp": bench_mlp,
+        "convnet": bench_convnet,
+        "startup": bench_startup,
+        "pipeline": lambda _: bench_pipeline(),
+    }
+    chosen = sys.argv[1:] or list(benches)
+    unknown = sorted(set(chosen) - set(benches))
+    if unknown:
+        sys.exit(
+            f"bench/kernels.py: unknown benchmark {', '.join(unknown)}"
+            f" (choose from {', '.join(benches)})"
+        )
+    print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     with tempfile.TemporaryDirectory() as scratch:
-        work = Path(scratch)
-        bench_chain(work)
-        bench_mlp(work)
-        bench_convnet(work)
-        bench_startup(work)
-        bench_pipeline()
+        for name in chosen:
+            benches[name](Path(scratch))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from math import prod
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     I64,
@@ -62,7 +62,6 @@ from xdsl.irdl import (
 )
 from xdsl.traits import NoMemoryEffect, SymbolTable
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.hints import isa
 
 DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+")
 """Devices are `cpu:N` and `gpu:N` (as in `df`; `dialects` modules stay independent)."""
@@ -81,7 +80,10 @@ def buffer_bytes(type: MemRefType[Attribute]) -> int:
 
 def _static_memref(value: SSAValue, what: str) -> MemRefType[Attribute]:
     type = value.type
-    if not isa(type, MemRefType[Attribute]) or any(d < 0 for d in type.get_shape()):
+    if not isinstance(type, MemRefType):  # as isa(type, MemRefType[Attribute]), but fast
+        raise VerifyException(f"{what} must be a statically shaped memref, got {type}")
+    type = cast(MemRefType[Attribute], type)
+    if any(d < 0 for d in type.get_shape()):
         raise VerifyException(f"{what} must be a statically shaped memref, got {type}")
     return type
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from math import prod
 from typing import cast
 
@@ -56,8 +57,10 @@ LIBRARY_PREFIX = "dflow_"
 """Library routines are declared as `func.func private @dflow_<routine>_<element>`."""
 
 
+@cache
 def buffer_type(type: Attribute) -> MemRefType[Attribute]:
-    """The memref holding a df tensor."""
+    """The memref holding a df tensor (cached: building a MemRefType checks its
+    parameters, which costs more than the lookup)."""
     tensor = static_tensor(type)
     return MemRefType(tensor.element_type, tensor.get_shape())
 
@@ -219,8 +222,63 @@ class KernelLowering:
         shape = shape_of(op.input.type)
         axes = op.reduced_axes
         kept = [a for a in range(len(shape)) if a not in axes]
+        if kept and list(axes) == list(range(len(axes))) and prod(shape[a] for a in axes) > 1:
+            self.reduce_leading(op, shape, axes, kept)
+        else:
+            self.reduce_rows(op, shape, axes, kept)
+
+    def _result_index(
+        self,
+        op: so.ReduceOp,
+        body: KernelBody,
+        axes: Sequence[int],
+        kept: Sequence[int],
+        kept_index: Index,
+    ) -> Index:
+        if not flag(op.keepdims):
+            return kept_index
+        return _merge(kept, kept_index, axes, tuple(body.index(0) for _ in axes))
+
+    def reduce_leading(
+        self, op: so.ReduceOp, shape: Shape, axes: Sequence[int], kept: Sequence[int]
+    ) -> None:
+        """Reduce the leading axes (a column sum, as a bias gradient's) into the result in
+        memory: initialize it, then add each row of the input to it in row order, so
+        the input is read contiguously and the inner loop vectorizes. The sums are
+        the same, in the same order, as one accumulator per result element."""
         element = static_tensor(op.result.type).element_type
-        keepdims = flag(op.keepdims)
+        out = self.results[op.result]
+        kept_shape = tuple(shape[a] for a in kept)
+
+        def initialize(body: KernelBody, kept_index: Index) -> None:
+            init = _reduction_init(op, element, body)
+            body.store(init, out, self._result_index(op, body, axes, kept, kept_index))
+
+        def accumulate(body: KernelBody, reduced: Index, carried: Index) -> list[SSAValue]:
+            def row(b: KernelBody, kept_index: Index) -> None:
+                value = self.evaluator(b).at(op.input, _merge(kept, kept_index, axes, reduced))
+                at = self._result_index(op, b, axes, kept, kept_index)
+                b.store(_combine(op, b.load(out, at), value, b), out, at)
+
+            body.parallel(kept_shape, row)
+            return []
+
+        self.body.parallel(kept_shape, initialize)
+        self.body.loops(tuple(shape[a] for a in axes), [], accumulate)
+        if isinstance(op, so.ReduceMeanOp):
+            count = prod(shape[a] for a in axes)
+
+            def divide(body: KernelBody, kept_index: Index) -> None:
+                at = self._result_index(op, body, axes, kept, kept_index)
+                body.store(_divide(body.load(out, at), count, element, body), out, at)
+
+            self.body.parallel(kept_shape, divide)
+
+    def reduce_rows(
+        self, op: so.ReduceOp, shape: Shape, axes: Sequence[int], kept: Sequence[int]
+    ) -> None:
+        """One accumulator per result element, carried through loops over the reduced axes."""
+        element = static_tensor(op.result.type).element_type
 
         def outer(body: KernelBody, kept_index: Index) -> None:
             evaluator = self.evaluator(body)
@@ -235,11 +293,7 @@ class KernelLowering:
             if isinstance(op, so.ReduceMeanOp):
                 count = prod(shape[a] for a in axes)
                 total = _divide(total, count, element, body)
-            out_index = (
-                _merge(kept, kept_index, axes, tuple(body.index(0) for _ in axes))
-                if keepdims
-                else kept_index
-            )
+            out_index = self._result_index(op, body, axes, kept, kept_index)
             body.store(total, self.results[op.result], out_index)
 
         self.body.parallel(tuple(shape[a] for a in kept), outer)

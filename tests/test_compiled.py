@@ -518,7 +518,15 @@ def test_zero_size_slices(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- reductions
 
-REDUCE_AXES: tuple[tuple[int, ...] | None, ...] = (None, (0,), (1,), (-1,), (0, 2), (2, 0, 1))
+REDUCE_AXES: tuple[tuple[int, ...] | None, ...] = (
+    None,
+    (0,),
+    (1,),
+    (-1,),
+    (0, 1),  # leading axes: summed into the result row by row
+    (0, 2),
+    (2, 0, 1),
+)
 
 
 @pytest.mark.parametrize("dtype", NUMBERS)
@@ -539,6 +547,8 @@ def test_reductions(tmp_path: Path, dtype: str) -> None:
                 keepdims = (turn + len(name)) % 2 == 1  # each reduction sees both forms
                 results[f"{name} axes={axes} keepdims={keepdims}"] = reduce(axes, keepdims)
         results["max with NaN, axis 1"] = n.max([1])
+        results["max with NaN, axis 0"] = n.max([0])
+        results["fused square, summed over the leading axes"] = (x * x).sum([0, 1])
         results["max of negatives"] = neg.max()
         results["sum of a scalar"] = s.sum()
         results["max of a scalar, keepdims"] = s.max(None, True)

@@ -173,7 +173,8 @@ func.func @reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // A lone reduce_max over all axes with keepdims: a parallel loop of one
 // iteration (rank 0), -inf to start, maximumf through nested loops, stored at
-// index 0 of each axis. reduce_mean divides the sum by the count.
+// index 0 of each axis. reduce_mean over the leading axis sums into the result
+// row by row (contiguous reads), then divides it by the count.
 
 // CHECK-LABEL: func.func @reduce_all(
 // CHECK-NEXT:    df.reduce_max %{{.*}} {df.kernel = @reduce_max_0, keepdims = true}
@@ -198,14 +199,21 @@ func.func @reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK-SAME:      %[[Y:.*]]: memref<4x2xf64>, %[[R:.*]]: memref<2xf64>)
 // CHECK:           ^{{.*}}(%[[J:.*]]: index):
 // CHECK-NEXT:      %[[INIT:.*]] = arith.constant 0.000000e+00 : f64
-// CHECK-NEXT:      %[[S:.*]] = scf.for %[[I:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (f64) {
-// CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]][%[[I]], %[[J]]] : memref<4x2xf64>
+// CHECK-NEXT:      memref.store %[[INIT]], %[[R]][%[[J]]] : memref<2xf64>
+// CHECK-NEXT:      scf.reduce
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      "scf.parallel"
+// CHECK-NEXT:      ^{{.*}}(%[[K:.*]]: index):
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]][%[[I]], %[[K]]] : memref<4x2xf64>
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[R]][%[[K]]] : memref<2xf64>
 // CHECK-NEXT:        %[[A2:.*]] = arith.addf %[[A]], %[[V]] : f64
-// CHECK-NEXT:        scf.yield %[[A2]] : f64
-// CHECK-NEXT:      }
+// CHECK-NEXT:        memref.store %[[A2]], %[[R]][%[[K]]] : memref<2xf64>
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^{{.*}}(%[[L:.*]]: index):
+// CHECK-NEXT:      %[[S:.*]] = memref.load %[[R]][%[[L]]] : memref<2xf64>
 // CHECK-NEXT:      %[[N:.*]] = arith.constant 4.000000e+00 : f64
 // CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[S]], %[[N]] : f64
-// CHECK-NEXT:      memref.store %[[Q]], %[[R]][%[[J]]] : memref<2xf64>
+// CHECK-NEXT:      memref.store %[[Q]], %[[R]][%[[L]]] : memref<2xf64>
 func.func @reduce_all(%x: tensor<2x3xf32>, %y: tensor<4x2xf64>) -> (tensor<1x1xf32>, tensor<2xf64>) {
   %m = df.reduce_max %x {keepdims = true} : (tensor<2x3xf32>) -> tensor<1x1xf32>
   %n = df.reduce_mean %y {axes = array<i64: 0>} : (tensor<4x2xf64>) -> tensor<2xf64>
