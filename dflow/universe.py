@@ -17,6 +17,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-simplify-arith": ("transforms.simplify_arith", "SimplifyArithPass"),
     "df-prune": ("transforms.prune", "PrunePass"),
     "df-autodiff": ("transforms.autodiff", "AutodiffPass"),
+    "df-recompute": ("transforms.recompute", "RecomputePass"),
     "df-optimize": ("transforms.optimize", "OptimizePass"),
     "df-place-devices": ("transforms.placement", "PlaceDevicesPass"),
     "df-partition": ("lowering.partition", "PartitionPass"),

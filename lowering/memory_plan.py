@@ -441,6 +441,13 @@ def pack_all(buffers: Sequence[Buffer]) -> dict[str, list[int]]:
     return {name: packer(buffers) for name, packer in PACKERS.items()}
 
 
+def lower_bound_bytes(schedule: Schedule) -> int:
+    """The plan's lower bound alone (liveness and in-place sharing, no packing): the
+    cheap measure for searches that try many schedules."""
+    buffers, _ = share_in_place(schedule, live_intervals(schedule))
+    return peak_live_bytes(buffers)
+
+
 def plan(schedule: Schedule) -> MemoryPlan:
     """Liveness, in-place sharing and the best of every packer, for one schedule."""
     intervals = live_intervals(schedule)
