@@ -74,6 +74,10 @@ def _fail(message: str) -> PassFailedException:
     return PassFailedException(f"df-recompute: {message}")
 
 
+def _ops(count: int) -> str:
+    return f"{count} op" if count == 1 else f"{count} ops"
+
+
 def _hinted(op: Operation) -> bool:
     return annotations.RECOMPUTE in op.attributes
 
@@ -108,7 +112,11 @@ def recompute_by_groups(function: FuncOp, wanted: Predicate) -> Outcome:
 
 def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ...]) -> Outcome:
     """Budget mode: the cheapest plan whose re-measured arena fits in `budget`."""
-    model = RecomputeModel.of(function)
+    try:
+        model = RecomputeModel.of(function)
+    except PassFailedException as error:  # the planner's, for what it cannot plan
+        raise _fail(f"mode=budget: {str(error).removeprefix('df-plan-buffers: ')}") from None
+    forward = forward_flops(function)
     found = sorted(proposals(model, strategies), key=lambda p: (p.flops, p.peak))
     fitting = (p for p in found if p.peak <= budget)
     chosen = next((p for p in fitting if model.arena_bytes(p.recomputed) <= budget), None)
@@ -117,7 +125,7 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
         raise _fail(
             f"@{function.sym_name.data}: no plan keeps the peak within {budget} bytes; "
             f"the smallest peak reached is {model.arena_bytes(smallest.recomputed)} bytes "
-            f"({smallest.strategy}, {len(smallest.recomputed)} ops recomputed)"
+            f"({smallest.strategy}: {_ops(len(smallest.recomputed))} recomputed)"
         )
     apply_plan(function, model, chosen.recomputed)
     measured = peak_bytes(function)
@@ -125,7 +133,7 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
         raise _fail(
             f"@{function.sym_name.data}: the planner measured {measured} bytes, over the budget"
         )
-    return Outcome(len(chosen.recomputed), chosen.flops, forward_flops(function), chosen.strategy)
+    return Outcome(len(chosen.recomputed), chosen.flops, forward, chosen.strategy)
 
 
 def peak_bytes(function: FuncOp) -> int | None:
@@ -154,7 +162,7 @@ def report(function: FuncOp, before: int | None, after: int | None, outcome: Out
     share = 100 * outcome.extra_flops / outcome.forward_flops if outcome.forward_flops else 0.0
     via = f" ({outcome.strategy})" if outcome.strategy else ""
     return (
-        f"df-recompute: @{function.sym_name.data}: {peak}; {outcome.recomputed_ops} ops "
+        f"df-recompute: @{function.sym_name.data}: {peak}; {_ops(outcome.recomputed_ops)} "
         f"recomputed{via}, +{outcome.extra_flops} flops = {share:.1f}% of the forward pass"
     )
 

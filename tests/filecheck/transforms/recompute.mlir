@@ -1,0 +1,149 @@
+// RUN: xdsl-opt %s --split-input-file -p 'df-recompute' | filecheck %s --check-prefix=HINTS
+// RUN: xdsl-opt %s --split-input-file -p 'df-recompute{mode=heuristic}' | filecheck %s --check-prefix=HEUR
+// RUN: xdsl-opt %s --split-input-file -p 'df-recompute{mode=heuristic},cse' | filecheck %s --check-prefix=HEUR
+// RUN: xdsl-opt %s --split-input-file -p 'df-recompute{mode=budget budget=12352}' | filecheck %s --check-prefix=BUDGET
+// RUN: xdsl-opt %s --split-input-file -p 'df-recompute{mode=budget budget=12352 stats=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REPORT
+
+// Backward ops (the targets) carry df.backward. Hint mode follows Grappler: %a and
+// %b are hinted and feed a target, %c is hinted but feeds only the forward loss.
+// The group grows from %b over hinted neighbours to {%a, %b, %c}, then keeps what
+// feeds a target: %b and its input %a. The clones go before the first target that
+// reads them (%g1) and every target reads the clones. %m (a matmul, no hint) stays.
+
+// HINTS-LABEL: func.func @grappler_group(
+// HINTS:         %[[A:.*]] = df.exp %{{.*}} {df.recompute}
+// HINTS-NEXT:    %[[B:.*]] = df.tanh %[[A]] {df.recompute}
+// HINTS-NEXT:    %[[C:.*]] = df.neg %[[A]] {df.recompute}
+// HINTS-NEXT:    %[[M:.*]] = df.matmul %[[B]], %{{.*}} :
+// HINTS-NEXT:    %[[S:.*]] = df.reduce_sum %[[M]]
+// HINTS-NEXT:    %[[L:.*]] = df.add %[[S]], %{{.*}} :
+// HINTS-NEXT:    %[[D:.*]] = df.matmul %{{.*}}, %{{.*}} {df.backward, transpose_b = true}
+// HINTS-NEXT:    %[[A2:.*]] = df.exp %{{.*}} {df.recompute, df.recomputed = "grappler_group.r0"}
+// HINTS-NEXT:    %[[B2:.*]] = df.tanh %[[A2]] {df.recompute, df.recomputed = "grappler_group.r0"}
+// HINTS-NEXT:    %[[G1:.*]] = df.mul %[[D]], %[[B2]] {df.backward}
+// HINTS-NEXT:    %[[G2:.*]] = df.mul %[[G1]], %[[B2]] {df.backward}
+// HINTS-NEXT:    %[[G3:.*]] = df.mul %[[G2]], %[[M]] {df.backward}
+// HINTS-NEXT:    func.return %[[L]], %[[G3]]
+
+// Heuristic mode recomputes cheap ops without hints: %a, %b (elementwise) and not
+// the matmul %m or the reduction; %c feeds no target and is pruned.
+
+// HEUR-LABEL: func.func @grappler_group(
+// HEUR:         df.matmul %{{.*}}, %{{.*}} {df.backward, transpose_b = true}
+// HEUR-NEXT:    df.exp %{{.*}} {df.recompute, df.recomputed = "grappler_group.r0"}
+// HEUR-NEXT:    df.tanh %{{.*}} {df.recompute, df.recomputed = "grappler_group.r0"}
+// HEUR-NEXT:    df.mul
+// HEUR-NOT:     df.recomputed
+// HEUR:         func.return
+
+// BUDGET-LABEL: func.func @grappler_group(
+// BUDGET-NOT:   df.recomputed
+// BUDGET:       func.return
+func.func @grappler_group(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %dy: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = df.exp %x {df.recompute} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = df.tanh %a {df.recompute} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = df.neg %a {df.recompute} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = df.matmul %b, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %s = df.reduce_sum %m : (tensor<4x8xf32>) -> tensor<f32>
+  %l = df.add %s, %c : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %d = df.matmul %dy, %w {df.backward, transpose_b = true} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %g1 = df.mul %d, %b {df.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g2 = df.mul %g1, %b {df.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g3 = df.mul %g2, %m {df.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %l, %g3 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Two disconnected hinted groups: each is cloned before its own first target
+// (r0 before %g0, r1 before %g1). A hinted op that depends on a backward op (%late)
+// is never a candidate, nor is a constant, nor a received value (an effect).
+
+// HINTS-LABEL: func.func @two_groups(
+// HINTS:         %[[R:.*]] = df.recv {{.*}}df.recompute
+// HINTS:         df.mul {{.*}}{df.backward}
+// HINTS-NEXT:    %[[P2:.*]] = df.sqrt %{{.*}} {df.recompute, df.recomputed = "two_groups.r0"}
+// HINTS-NEXT:    %[[G0:.*]] = df.mul %{{.*}}, %[[P2]] {df.backward}
+// HINTS-NEXT:    %[[LATE:.*]] = df.exp %[[G0]] {df.recompute}
+// HINTS-NEXT:    %[[Q2:.*]] = df.abs %{{.*}} {df.recompute, df.recomputed = "two_groups.r1"}
+// HINTS-NEXT:    %[[G1:.*]] = df.mul %[[LATE]], %[[Q2]] {df.backward}
+// HINTS-NEXT:    %[[G2:.*]] = df.mul %[[G1]], %[[LATE]] {df.backward}
+// HINTS-NEXT:    %[[G3:.*]] = df.mul %[[G2]], %[[R]] {df.backward}
+// HINTS-NEXT:    %[[G4:.*]] = df.mul %[[G3]], %{{.*}} {df.backward}
+// HINTS-NEXT:    func.return
+func.func @two_groups(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %p = df.sqrt %x {df.recompute} : (tensor<8xf32>) -> tensor<8xf32>
+  %q = df.abs %y {df.recompute} : (tensor<8xf32>) -> tensor<8xf32>
+  %r = df.recv {key = "k0", from = "cpu:1", to = "cpu:0", df.recompute} : () -> tensor<8xf32>
+  %k = df.constant {df.recompute} dense<2.0> : tensor<8xf32>
+  %f = df.add %p, %q : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %seed = df.mul %f, %f {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %g0 = df.mul %seed, %p {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %late = df.exp %g0 {df.recompute} : (tensor<8xf32>) -> tensor<8xf32>
+  %g1 = df.mul %late, %q {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %g2 = df.mul %g1, %late {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %g3 = df.mul %g2, %r {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %g4 = df.mul %g3, %k {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  func.return %f, %g4 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Heuristic mode: relu and the bias add are cheap, the matmul and the reduction are
+// not. The backward reads %h (relu) and %s (reduction): %h is recomputed from the
+// kept matmul result (with %hb, its cheap input), %s is kept. Running cse after the
+// pass keeps the clones apart from their originals (same ops, same operands, but
+// df.recomputed differs), which the second HEUR run checks.
+
+// HINTS-LABEL: func.func @cheap_ops(
+// HINTS-NOT:   df.recomputed
+// HINTS:       func.return
+
+// HEUR-LABEL: func.func @cheap_ops(
+// HEUR:         %[[Z:.*]] = df.matmul %{{.*}}, %{{.*}} :
+// HEUR-NEXT:    %[[HB:.*]] = df.add %[[Z]], %{{.*}} :
+// HEUR-NEXT:    %[[H:.*]] = df.relu %[[HB]] :
+// HEUR-NEXT:    %[[S:.*]] = df.reduce_sum %[[H]]
+// HEUR-NEXT:    %[[HB2:.*]] = df.add %[[Z]], %{{.*}} {df.recomputed = "cheap_ops.r0"}
+// HEUR-NEXT:    %[[H2:.*]] = df.relu %[[HB2]] {df.recomputed = "cheap_ops.r0"}
+// HEUR-NEXT:    %[[G:.*]] = df.mul %[[H2]], %[[S]] {df.backward}
+// HEUR-NEXT:    func.return %[[S]], %[[G]]
+func.func @cheap_ops(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> (tensor<f32>, tensor<4x8xf32>) {
+  %z = df.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %hb = df.add %z, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %h = df.relu %hb : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = df.reduce_sum %h : (tensor<4x8xf32>) -> tensor<f32>
+  %g = df.mul %h, %s {df.backward} : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %s, %g : tensor<f32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Budget mode on a chain of four 4 KiB values kept for the backward pass. Without
+// recomputation all four are live at the loss: 4 * 4096 + 64 (the loss) = 16448
+// bytes. Within 12352 bytes the cheapest plan recomputes only %b (a neg: 1024 flops,
+// against 8192 for an exp) just before %g1, its only backward reader: %b then dies
+// at %c, and the clone lives from after %g2 to %g1. The forward pass costs
+// 3 * 8192 (exp) + 1024 (neg) + 1024 (reduce_sum) = 26624 flops: 1024 is 3.8%.
+
+// REPORT: df-recompute: @chain: peak 16448 -> 12352 bytes; 1 op recomputed ({{.*}}), +1024 flops = 3.8% of the forward pass
+// BUDGET-LABEL: func.func @chain(
+// BUDGET:         %[[A:.*]] = df.exp %{{.*}} :
+// BUDGET-NEXT:    %[[B:.*]] = df.neg %[[A]] :
+// BUDGET:         df.mul %{{.*}}, %{{.*}} {df.backward}
+// BUDGET-NEXT:    %[[G2:.*]] = df.mul %{{.*}}, %{{.*}} {df.backward}
+// BUDGET-NEXT:    %[[B2:.*]] = df.neg %[[A]] {df.recomputed = "chain.r0"}
+// BUDGET-NEXT:    %[[G1:.*]] = df.mul %[[G2]], %[[B2]] {df.backward}
+// BUDGET-NEXT:    %{{.*}} = df.mul %[[G1]], %[[A]] {df.backward}
+func.func @chain(%x: tensor<1024xf32>, %dl: tensor<1024xf32>) -> (tensor<f32>, tensor<1024xf32>) {
+  %a = df.exp %x : (tensor<1024xf32>) -> tensor<1024xf32>
+  %b = df.neg %a : (tensor<1024xf32>) -> tensor<1024xf32>
+  %c = df.exp %b : (tensor<1024xf32>) -> tensor<1024xf32>
+  %d = df.exp %c : (tensor<1024xf32>) -> tensor<1024xf32>
+  %l = df.reduce_sum %d : (tensor<1024xf32>) -> tensor<f32>
+  %g3 = df.mul %dl, %d {df.backward} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  %g2 = df.mul %g3, %c {df.backward} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  %g1 = df.mul %g2, %b {df.backward} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  %g0 = df.mul %g1, %a {df.backward} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  func.return %l, %g0 : tensor<f32>, tensor<1024xf32>
+}
