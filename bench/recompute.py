@@ -56,7 +56,7 @@ def measure(n: int) -> tuple[int, int, float, float]:
     forward = forward_flops(function)
     started = time.perf_counter()
     model = RecomputeModel.of(function)
-    smallest = min(model.arena_bytes(p.recomputed) for p in proposals(model, tuple(STRATEGIES)))
+    smallest = min(model.arena_bytes(p.recomputed) for p in proposals(model, tuple(STRATEGIES), 0))
     apply_pipeline(module, f"df-recompute{{mode=budget budget={smallest}}}")
     elapsed = time.perf_counter() - started
     function = gradient(module)

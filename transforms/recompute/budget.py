@@ -20,7 +20,10 @@ plans and the cheapest one within the budget wins:
 - `greedy`: recompute candidates in order of flops per byte saved, one more at a
   time, and stop at the first plan within the budget;
 - `exact`: every subset of the candidates, for functions of at most
-  `EXACT_LIMIT` candidates.
+  `EXACT_LIMIT` candidates;
+- `milp`: the integer program of `milp.py` (Checkmate's idea for our rewrite),
+  solved by HiGHS through `scipy.optimize.milp`, for functions of at most
+  `milp.MILP_STEP_LIMIT` ops.
 
 The chosen plan is then applied to the IR and the planner re-measures the arena;
 the pass reports that figure, never the estimate.
@@ -28,7 +31,7 @@ the pass reports that figure, never the estimate.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -39,6 +42,7 @@ from lowering.memory_plan import Schedule, Step, Value, lower_bound_bytes, plan
 from lowering.plan_buffers import FunctionSchedule
 from transforms.placement.cost_model import work_of
 from transforms.recompute.groups import clone_before, is_target, read_clones, recomputable
+from transforms.recompute.milp import MILP_STEP_LIMIT, BudgetProgram, ProgramInput
 
 EXACT_LIMIT = 10
 """The most candidates the exact search enumerates (2**10 schedules)."""
@@ -152,7 +156,7 @@ def _read_clones(step: Step, clone_of: dict[int, int], writes: bool = False) -> 
     return Step(tuple(mapped(r) for r in step.reads), out, pairs)
 
 
-def chen_plans(model: RecomputeModel) -> Iterator[frozenset[int]]:
+def chen_plans(model: RecomputeModel, _budget: int) -> Iterator[frozenset[int]]:
     """Chen et al.'s segmentations: every k-th candidate kept, and the greedy split by
     bytes for a sweep of thresholds."""
     candidates = model.candidates
@@ -185,7 +189,7 @@ def _split_by_bytes(
     return frozenset(recomputed)
 
 
-def greedy_plans(model: RecomputeModel) -> Iterator[frozenset[int]]:
+def greedy_plans(model: RecomputeModel, _budget: int) -> Iterator[frozenset[int]]:
     """One more candidate recomputed at a time, the cheapest per byte first."""
     order = sorted(
         model.candidates,
@@ -195,7 +199,7 @@ def greedy_plans(model: RecomputeModel) -> Iterator[frozenset[int]]:
         yield frozenset(order[:count])
 
 
-def exact_plans(model: RecomputeModel) -> Iterator[frozenset[int]]:
+def exact_plans(model: RecomputeModel, _budget: int) -> Iterator[frozenset[int]]:
     """Every subset of the candidates (only for small functions)."""
     if len(model.candidates) > EXACT_LIMIT:
         return
@@ -204,14 +208,40 @@ def exact_plans(model: RecomputeModel) -> Iterator[frozenset[int]]:
             yield frozenset(subset)
 
 
-STRATEGIES = {"chen": chen_plans, "greedy": greedy_plans, "exact": exact_plans}
+def milp_plans(model: RecomputeModel, budget: int) -> Iterator[frozenset[int]]:
+    """The integer program's plan (only for small functions, when it finds one)."""
+    if len(model.base.ops) > MILP_STEP_LIMIT:
+        return
+    ops = model.base.ops
+    given = ProgramInput(
+        model.base.schedule(),
+        model.candidates,
+        model.readers,
+        frozenset(i for i, op in enumerate(ops) if is_target(op)),
+        [model.base.step(op).writes for op in ops],
+        model.flops,
+    )
+    plan = BudgetProgram(given, budget).solve()
+    if plan is not None:
+        yield plan
 
 
-def proposals(model: RecomputeModel, strategies: Sequence[str]) -> list[Proposal]:
-    """Every distinct plan the strategies propose, with its costs."""
-    seen: dict[frozenset[int], Proposal] = {}
+Strategy = Callable[[RecomputeModel, int], Iterator[frozenset[int]]]
+
+STRATEGIES: dict[str, Strategy] = {
+    "chen": chen_plans,
+    "greedy": greedy_plans,
+    "exact": exact_plans,
+    "milp": milp_plans,
+}
+
+
+def proposals(model: RecomputeModel, strategies: Sequence[str], budget: int) -> list[Proposal]:
+    """Every distinct plan the strategies propose for `budget`, with its costs, and the
+    plan that recomputes nothing."""
+    seen = {frozenset[int](): model.propose(frozenset(), "none")}
     for name in strategies:
-        for recomputed in STRATEGIES[name](model):
+        for recomputed in STRATEGIES[name](model, budget):
             proposal = model.propose(recomputed, name)
             if proposal.recomputed not in seen:
                 seen[proposal.recomputed] = proposal

@@ -14,7 +14,8 @@ them), or on `func` only:
   pools, reductions or softmax).
 - `mode=budget budget=BYTES`: choose the values to keep so that the planner's peak
   arena for the function is at most BYTES, with the least estimated recomputation
-  (`budget.py`; `strategy=` restricts the search). A budget no plan meets is an
+  (`budget.py`: Chen's segmentations, a greedy order, every subset of a small
+  function, an integer program (`milp.py`); `strategy=` runs one). A budget no plan meets is an
   error that gives the smallest peak reached.
 
 Never recomputed: ops with effects, received values, constants, backward ops and
@@ -117,7 +118,7 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
     except PassFailedException as error:  # the planner's, for what it cannot plan
         raise _fail(f"mode=budget: {str(error).removeprefix('df-plan-buffers: ')}") from None
     forward = forward_flops(function)
-    found = sorted(proposals(model, strategies), key=lambda p: (p.flops, p.peak))
+    found = sorted(proposals(model, strategies, budget), key=lambda p: (p.flops, p.peak))
     fitting = (p for p in found if p.peak <= budget)
     chosen = next((p for p in fitting if model.arena_bytes(p.recomputed) <= budget), None)
     if chosen is None:
@@ -176,7 +177,7 @@ class RecomputePass(ModulePass):
     mode: Literal["hints", "heuristic", "budget"] = "hints"
     budget: int = 0
     """Bytes the planner's arena may take (`mode=budget`)."""
-    strategy: Literal["all", "chen", "greedy", "exact"] = "all"
+    strategy: Literal["all", "chen", "greedy", "exact", "milp"] = "all"
     """The searches `mode=budget` runs (`all`: each, keeping the best plan)."""
     func: str = ""
     """Only this function (default: every function holding backward ops)."""
