@@ -23,8 +23,10 @@ The model:
   interval runs from its first value's birth to its last value's death.
 - Packing: every buffer gets an offset in one arena, a multiple of `ALIGNMENT`
   (64 bytes: a cache line, and enough for any SIMD load), its size rounded up to
-  it; two buffers whose intervals share a step must not share a byte. Several
-  packers run and the smallest arena wins (ties: the first in `PACKERS`):
+  it; two buffers whose intervals share a step must not share a byte. Packers run
+  in turn until one reaches the lower bound (no packing can do better; `every_packer`
+  runs them all, to compare them) and the smallest arena wins (ties: the first in
+  `PACKERS`):
   decreasing size, each at the lowest free offset (`size-lowest`) or in the
   tightest free gap (`size-gap`); decreasing size * lifetime (`area-lowest`);
   TFLite's greedy by breadth, the busiest steps first (`breadth-lowest`,
@@ -114,7 +116,7 @@ class MemoryPlan:
     packer: str
     """The packer whose arena was smallest."""
     arenas: dict[str, int]
-    """Every packer's arena size, by packer name."""
+    """The arena size of each packer that ran, by packer name."""
     intervals: dict[int, tuple[int, int]]
     """Each arena value's live interval `(first step, last step)`."""
     lower_bound_bytes: int
@@ -437,8 +439,15 @@ PACKERS: dict[str, Callable[[Sequence[Buffer]], list[int]]] = {
 """Every packer by name; `plan` keeps the smallest arena."""
 
 
-def pack_all(buffers: Sequence[Buffer]) -> dict[str, list[int]]:
-    return {name: packer(buffers) for name, packer in PACKERS.items()}
+def pack_until(buffers: Sequence[Buffer], bound: int, every_packer: bool) -> dict[str, list[int]]:
+    """Each packer's offsets, in `PACKERS` order, stopping at the first that reaches
+    `bound` (no packing does better) unless `every_packer`."""
+    packings: dict[str, list[int]] = {}
+    for name, packer in PACKERS.items():
+        packings[name] = packer(buffers)
+        if not every_packer and arena_size(buffers, packings[name]) <= bound:
+            break
+    return packings
 
 
 def lower_bound_bytes(schedule: Schedule) -> int:
@@ -448,11 +457,14 @@ def lower_bound_bytes(schedule: Schedule) -> int:
     return peak_live_bytes(buffers)
 
 
-def plan(schedule: Schedule) -> MemoryPlan:
-    """Liveness, in-place sharing and the best of every packer, for one schedule."""
+def plan(schedule: Schedule, every_packer: bool = False) -> MemoryPlan:
+    """Liveness, in-place sharing and the best packing, for one schedule: the packers
+    run until one reaches the lower bound (all of them with `every_packer`, to compare
+    them)."""
     intervals = live_intervals(schedule)
     buffers, pairs = share_in_place(schedule, intervals)
-    packings = pack_all(buffers)
+    bound = peak_live_bytes(buffers)
+    packings = pack_until(buffers, bound, every_packer)
     arenas = {name: arena_size(buffers, offsets) for name, offsets in packings.items()}
     best = min(arenas, key=lambda name: arenas[name])
     naive = sum(align(schedule.values[v].size) for v in intervals)
@@ -462,7 +474,7 @@ def plan(schedule: Schedule) -> MemoryPlan:
         best,
         arenas,
         intervals,
-        peak_live_bytes(buffers),
+        bound,
         naive,
         tuple(pairs),
     )

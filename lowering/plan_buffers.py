@@ -145,16 +145,18 @@ class FunctionSchedule:
         return Schedule(tuple(self.sizes), tuple(self.step(op) for op in self.ops))
 
 
-def plan_function(function: FuncOp) -> tuple[FunctionSchedule, MemoryPlan]:
-    """The schedule of `function` and its plan; a pass failure for what cannot be
-    planned."""
+def plan_function(
+    function: FuncOp, every_packer: bool = False
+) -> tuple[FunctionSchedule, MemoryPlan]:
+    """The schedule of `function` and its plan (`every_packer`: see `memory_plan.plan`);
+    a pass failure for what cannot be planned."""
     if function.is_declaration:
         raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to plan")
     if len(function.body.blocks) != 1:
         raise _fail(f"@{function.sym_name.data} has several blocks; only straight-line code")
     schedule = FunctionSchedule.of(function)
     try:
-        return schedule, plan(schedule.schedule())
+        return schedule, plan(schedule.schedule(), every_packer)
     except PlanError as error:
         raise _fail(f"@{function.sym_name.data}: {error}") from None
 
@@ -188,7 +190,7 @@ def defined_functions(scope: ModuleOp) -> list[FuncOp]:
     return graph_functions(scope)
 
 
-def plan_entry(module: ModuleOp, entry: str) -> dict[str, MemoryPlan]:
+def plan_entry(module: ModuleOp, entry: str, every_packer: bool = False) -> dict[str, MemoryPlan]:
     """The plan of function `entry` on each device (an unpartitioned module is one
     device, `DEFAULT_DEVICE`), without changing the module."""
     plans: dict[str, MemoryPlan] = {}
@@ -196,7 +198,7 @@ def plan_entry(module: ModuleOp, entry: str) -> dict[str, MemoryPlan]:
         function = function_named(scope, entry)
         if function is None:
             raise _fail(f"no function @{entry}")
-        plans[device or DEFAULT_DEVICE] = plan_function(function)[1]
+        plans[device or DEFAULT_DEVICE] = plan_function(function, every_packer)[1]
     return plans
 
 
