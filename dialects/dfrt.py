@@ -10,8 +10,9 @@ op as one runtime call. The ops, in the order a host function uses them:
     dfrt.launch @fused_add_0(%x, %c, %v) : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>)
     dfrt.recv %w {key = "main.k0", from = "cpu:1"} : memref<4x8xf32>
     dfrt.send %v {key = "main.k1", to = "cpu:1"} : memref<4x8xf32>
+    %o = dfrt.output : memref<4xf32>
     %r = dfrt.fetch %v : memref<4x8xf32>
-    func.return %r : memref<4x8xf32>
+    func.return %r, %o : memref<4x8xf32>, memref<4xf32>
 
 - `dfrt.arena`: the device's arena, `N` bytes (the runtime keeps one per device
   and grows it on demand, so a call does not allocate it again);
@@ -25,8 +26,11 @@ op as one runtime call. The ops, in the order a host function uses them:
   between host and GPU memory as needed);
 - `dfrt.to_device`: a host array (an argument, a constant) copied to the device's
   memory; on a CPU device it is the array itself;
+- `dfrt.output`: a host buffer outside the arena that the function fills and
+  returns: the caller owns it (a CPU device's results are written there directly;
+  the runtime recycles an output only once the caller has dropped it);
 - `dfrt.fetch`: a buffer copied out to a new host array, so a result survives
-  the next call that reuses the arena.
+  the next call that reuses the arena (a GPU's results, arguments, constants).
 """
 
 from __future__ import annotations
@@ -108,6 +112,21 @@ class ArenaOp(IRDLOperation):
 
     def verify_(self) -> None:
         _arena_memref(self.result)
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """`%o = dfrt.output : memref<...>`: a fresh host buffer, returned to the caller."""
+
+    name = "dfrt.output"
+    result = result_def(MemRefType)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, type: MemRefType[Attribute]):
+        super().__init__(result_types=[type])
+
+    def verify_(self) -> None:
+        _static_memref(self.result, "an output")
 
 
 @irdl_op_definition
@@ -249,7 +268,7 @@ class FetchOp(_CopyOp):
 
 DFRT = Dialect(
     "dfrt",
-    [ArenaOp, ViewOp, LaunchOp, SendOp, RecvOp, ToDeviceOp, FetchOp],
+    [ArenaOp, OutputOp, ViewOp, LaunchOp, SendOp, RecvOp, ToDeviceOp, FetchOp],
     [],
 )
 """The host-level dialect."""

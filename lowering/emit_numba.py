@@ -687,6 +687,11 @@ class HostPrinter(KernelPrinter):
         self.assign(op, f"rt.arena({op.result.type.get_shape()[0]})", "arena")
 
     @print_op.register
+    def _(self, op: dfrt.OutputOp) -> None:
+        type = op.result.type
+        self.assign(op, f"rt.output({tuple(type.get_shape())}, {dtype_of(type)})")
+
+    @print_op.register
     def _(self, op: dfrt.ViewOp) -> None:
         type = op.result.type
         shape = tuple(type.get_shape())

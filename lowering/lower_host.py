@@ -15,7 +15,10 @@ the same name over memrefs, keeping its other attributes (`df.arguments`,
    `dfrt.view` for each result at its planned offset and launches its kernel on
    its operands and those views; `df.send` becomes `dfrt.send`, `df.recv` a view
    and `dfrt.recv` into it;
-4. returns each result through `dfrt.fetch`, a copy the next call cannot overwrite.
+4. returns each result: on a CPU, a value computed here is written straight into a
+   `dfrt.output` buffer (outside the arena; the planner's block for it stays unused)
+   and returned as is; anything else (on a GPU, or an argument or a constant) goes
+   through `dfrt.fetch`, a copy the next call cannot overwrite.
 
 The module's device is its `df.device` (a device module of a partitioned
 module); an unpartitioned module runs on `cpu:0`.
@@ -60,10 +63,15 @@ class HostBuilder:
     block: Block = field(init=False)
     values: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     arena: SSAValue | None = None
+    returned: set[SSAValue] = field(init=False)
+    """Graph values the function returns: on a CPU, computed into outputs."""
 
     def __post_init__(self) -> None:
         types = [buffer_type(t) for t in self.function.function_type.inputs]
         self.block = Block(arg_types=types)
+        terminator = self.function.body.block.last_op
+        operands = terminator.operands if isinstance(terminator, func.ReturnOp) else ()
+        self.returned = set() if self.on_gpu else set(operands)
 
     @property
     def on_gpu(self) -> bool:
@@ -106,10 +114,16 @@ class HostBuilder:
                 view = self.views(op)[0]
                 self.block.add_op(dfrt.RecvOp(view, op.key.data, op.source.data))
             case func.ReturnOp():
-                fetched = [self.emit(dfrt.FetchOp(self.values[v])) for v in op.operands]
-                self.block.add_op(func.ReturnOp(*fetched))
+                self.block.add_op(func.ReturnOp(*(self.result(v) for v in op.operands)))
             case _:
                 self.launch(op)
+
+    def result(self, value: SSAValue) -> SSAValue:
+        """What the host function returns for `value`: its output, or a fetched copy."""
+        host = self.values[value]
+        if isinstance(host.owner, dfrt.OutputOp):
+            return host
+        return self.emit(dfrt.FetchOp(host))
 
     def constant(self, op: ConstantOp) -> None:
         name = f"{self.function.sym_name.data}_cst{len(self.globals)}"
@@ -126,7 +140,12 @@ class HostBuilder:
             raise _fail(f"{op.name} has no {OFFSET}: run df-plan-buffers first")
         views: list[SSAValue] = []
         for result, offset in zip(op.results, offsets.get_values(), strict=True):
-            view = self.emit(dfrt.ViewOp(self.arena, int(offset), buffer_type(result.type)))
+            type = buffer_type(result.type)
+            view = self.emit(
+                dfrt.OutputOp(type)
+                if result in self.returned
+                else dfrt.ViewOp(self.arena, int(offset), type)
+            )
             view.name_hint = result.name_hint
             self.values[result] = view
             views.append(view)

@@ -1,15 +1,17 @@
 """The runtime ABI of emitted host functions: the `rt` object each device gets.
 
 An emitted host function calls, in order: `rt.arena(nbytes)`, `rt.view(arena,
-offset, shape, dtype)`, kernels, `rt.send(key, to, buffer)`, `rt.recv(key, from,
-buffer)`, `rt.to_device(array)` and `rt.fetch(buffer)`. A CPU context keeps its
-arena as one NumPy byte array (grown on demand and reused between calls); a GPU
-context keeps a numba device array and copies through the host on send, receive
-and fetch.
+offset, shape, dtype)`, `rt.output(shape, dtype)`, kernels, `rt.send(key, to,
+buffer)`, `rt.recv(key, from, buffer)`, `rt.to_device(array)` and
+`rt.fetch(buffer)`. A CPU context keeps its arena as one NumPy byte array (grown
+on demand and reused between calls) and hands out result arrays, recycling one
+only when nothing but the context refers to it any more; a GPU context keeps a
+numba device array and copies through the host on send, receive and fetch.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,13 @@ from runtime.channels import Channels
 ALIGNMENT = 64
 """Arenas start on a 64-byte boundary, so every planned offset stays aligned."""
 
+OUTPUTS_KEPT = 2
+"""Result arrays of one shape and type a context keeps for reuse."""
+
+_ONLY_THE_POOL = 3
+"""`sys.getrefcount` of a pooled array nobody else holds: the pool's list, the loop
+variable and the call's own argument."""
+
 
 class CpuContext:
     """A CPU device: arena in host memory."""
@@ -27,6 +36,7 @@ class CpuContext:
         self.device = device
         self.channels = channels
         self._arena = np.empty(0, np.uint8)
+        self._outputs: dict[tuple[tuple[int, ...], str], list[Any]] = {}
 
     def arena(self, nbytes: int) -> Any:
         if self._arena.size < nbytes:
@@ -38,6 +48,19 @@ class CpuContext:
     def view(self, arena: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
         size = int(np.prod(shape)) * np.dtype(dtype).itemsize
         return arena[offset : offset + size].view(dtype).reshape(shape)
+
+    def output(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A host array for a result: a pooled one the caller has dropped (no view of it
+        is alive either: a view holds its base), else a new one. Reusing spares the
+        page faults of fresh memory on every call."""
+        pool = self._outputs.setdefault((shape, np.dtype(dtype).str), [])
+        for array in pool:
+            if sys.getrefcount(array) <= _ONLY_THE_POOL:
+                return array
+        array = np.empty(shape, dtype)
+        if len(pool) < OUTPUTS_KEPT:
+            pool.append(array)
+        return array
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
         self.channels.put(key, np.array(buffer))

@@ -16,6 +16,7 @@ the `dflow compile` / compiled `dflow run` command line.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -739,6 +740,32 @@ def small_program(tmp_path_factory: pytest.TempPathFactory) -> Program:
     arrays = [np.zeros((2, 3), np.float32), np.zeros((4,), np.int64)]
     module, _ = build(arrays, body)
     return compile_to(module, tmp_path_factory.mktemp("small"))
+
+
+def test_results_kept_by_the_caller_are_never_overwritten(small_program: Program) -> None:
+    """Results are written into output arrays the caller owns: later runs must not
+    touch one the caller, or a view of it, still holds."""
+    x, n = np.ones((2, 3), np.float32), np.arange(4, dtype=np.int64)
+    kept = small_program.run("main", [x, n])[0]
+    view = small_program.run("main", [x * 2, n])[0][1:]
+    later = [small_program.run("main", [x * k, n])[0] for k in (3, 4, 5)]
+    np.testing.assert_array_equal(kept, np.full((2, 3), 6.0))
+    np.testing.assert_array_equal(view, np.full((1, 3), 12.0))
+    for k, result in zip((3, 4, 5), later, strict=True):
+        np.testing.assert_array_equal(result, np.full((2, 3), 6.0 * k))
+        assert not np.shares_memory(result, kept) and not np.shares_memory(result, view)
+
+
+def test_a_dropped_result_array_is_reused(small_program: Program) -> None:
+    """Once the caller drops a result, the next run writes into the same array (no
+    fresh memory, no page faults); a weak reference sees it survive in the pool."""
+    x, n = np.ones((2, 3), np.float32), np.arange(4, dtype=np.int64)
+    first = small_program.run("main", [x, n])[0]
+    handle = weakref.ref(first)
+    del first
+    second = small_program.run("main", [x * 2, n])[0]
+    assert handle() is second
+    np.testing.assert_array_equal(second, np.full((2, 3), 12.0))
 
 
 def test_runtime_checks_feeds(small_program: Program) -> None:

@@ -43,13 +43,11 @@
 
 // CHECK:       def main(rt, x, w, bias):
 // CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(192)
-// CHECK-NEXT:      r = rt.view([[ARENA]], 0, (4, 8), np.float32)
+// CHECK-NEXT:      r = rt.output((4, 8), np.float32)
 // CHECK-NEXT:      fused_matmul_0(x, w, bias, r)
-// CHECK-NEXT:      s = rt.view([[ARENA]], 128, (4,), np.float32)
+// CHECK-NEXT:      s = rt.output((4,), np.float32)
 // CHECK-NEXT:      fused_mul_1(r, main_cst0, s)
-// CHECK-NEXT:      {{^ *}}[[R0:[A-Za-z0-9_]+]] = rt.fetch(r)
-// CHECK-NEXT:      {{^ *}}[[R1:[A-Za-z0-9_]+]] = rt.fetch(s)
-// CHECK-NEXT:      return ([[R0]], [[R1]])
+// CHECK-NEXT:      return (r, s)
 // CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192}}
 func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %k = df.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
@@ -94,9 +92,9 @@ func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %x4: tensor<4x
 // CHECK:       main_cst0 = np.frombuffer(
 // CHECK:       def main(rt, x):
 // CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(64)
-// CHECK-NEXT:      {{^ *}}[[V:main_cst0_[0-9]+]] = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      {{^ *}}[[V:main_cst0_[0-9]+]] = rt.output((4,), np.float32)
 // CHECK-NEXT:      add_0(x, main_cst0, [[V]])
-// CHECK-NEXT:      {{^ *}}[[R:[A-Za-z0-9_]+]] = rt.fetch([[V]])
+// CHECK-NEXT:      return ([[V]],)
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %k = df.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %main_cst0 = df.add %x, %k : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -119,10 +117,9 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      rt.send('main.k0', 'gpu:0', a)
 // CHECK-NEXT:      c = rt.view([[ARENA]], 0, (4,), np.float32)
 // CHECK-NEXT:      rt.recv('main.k1', 'gpu:0', c)
-// CHECK-NEXT:      d = rt.view([[ARENA]], 0, (4,), np.float32)
+// CHECK-NEXT:      d = rt.output((4,), np.float32)
 // CHECK-NEXT:      neg_1(c, d)
-// CHECK-NEXT:      {{^ *}}[[R:[A-Za-z0-9_]+]] = rt.fetch(d)
-// CHECK-NEXT:      return ([[R]],)
+// CHECK-NEXT:      return (d,)
 // CHECK:       ENTRIES = {'main': {'arguments': [0], 'results': [0], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 64}}
 
 // CHECK-LABEL: # ----- gpu_0.py -----

@@ -4,8 +4,10 @@
 
 // df-lower-host turns each planned graph function into a host function of dfrt
 // ops over memrefs: the arena of df.arena_bytes, a view per result at its
-// df.offset, a launch of the op's kernel, memref.global for constants, and a
-// dfrt.fetch per result. Errors are in invalid_lower_host.mlir.
+// df.offset, a launch of the op's kernel, memref.global for constants. On a CPU a
+// returned value is computed straight into a dfrt.output buffer (its planned block
+// stays unused) and returned as is; returned arguments and constants, and every
+// result on a GPU, go through dfrt.fetch. Errors are in invalid_lower_host.mlir.
 // The PART run partitions first: only the placed module (the last) passes it.
 
 // STAGES takes the arena size and offsets the planner printed and checks that
@@ -31,9 +33,9 @@
 // STAGES-NEXT:      dfrt.launch @matmul_0
 // STAGES-NEXT:      %{{.*}} = dfrt.view %[[ARENA]]{{\[}}[[A]]{{\]}} : memref<[[SIZE]]xi8> -> memref<4x8xf32>
 // STAGES-NEXT:      dfrt.launch @add_1
-// STAGES-NEXT:      %{{.*}} = dfrt.view %[[ARENA]]{{\[}}[[E]]{{\]}} : memref<[[SIZE]]xi8> -> memref<4x8xf32>
+// STAGES-NEXT:      %{{.*}} = dfrt.output : memref<4x8xf32>
 // STAGES-NEXT:      dfrt.launch @exp_2
-// STAGES-NEXT:      %{{.*}} = dfrt.view %[[ARENA]]{{\[}}[[S]]{{\]}} : memref<[[SIZE]]xi8> -> memref<4xf32>
+// STAGES-NEXT:      %{{.*}} = dfrt.output : memref<4xf32>
 // STAGES-NEXT:      dfrt.launch @reduce_sum_3
 // STAGES-NEXT:      %{{.*}} = dfrt.view %[[ARENA]]{{\[}}[[B]]{{\]}} : memref<[[SIZE]]xi8> -> memref<4xf64>
 // STAGES-NEXT:      dfrt.launch @cast_4
@@ -59,17 +61,15 @@
 // CHECK-NEXT:    dfrt.launch @matmul_0(%[[X]], %[[W]], %[[M]]) : (memref<4x8xf32>, memref<8x8xf32>, memref<4x8xf32>)
 // CHECK-NEXT:    %[[A:.*]] = dfrt.view %[[ARENA]][0] : memref<320xi8> -> memref<4x8xf32>
 // CHECK-NEXT:    dfrt.launch @add_1(%[[M]], %[[K]], %[[A]]) : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>)
-// CHECK-NEXT:    %[[E:.*]] = dfrt.view %[[ARENA]][0] : memref<320xi8> -> memref<4x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = dfrt.output : memref<4x8xf32>
 // CHECK-NEXT:    dfrt.launch @exp_2(%[[A]], %[[E]]) : (memref<4x8xf32>, memref<4x8xf32>)
-// CHECK-NEXT:    %[[S:.*]] = dfrt.view %[[ARENA]][128] : memref<320xi8> -> memref<4xf32>
+// CHECK-NEXT:    %[[S:.*]] = dfrt.output : memref<4xf32>
 // CHECK-NEXT:    dfrt.launch @reduce_sum_3(%[[E]], %[[S]]) : (memref<4x8xf32>, memref<4xf32>)
 // CHECK-NEXT:    %[[B:.*]] = dfrt.view %[[ARENA]][192] : memref<320xi8> -> memref<4xf64>
 // CHECK-NEXT:    dfrt.launch @cast_4(%[[S]], %[[B]]) : (memref<4xf32>, memref<4xf64>)
 // CHECK-NEXT:    %[[G:.*]] = dfrt.view %[[ARENA]][256] : memref<320xi8> -> memref<4xi1>
 // CHECK-NEXT:    dfrt.launch @greater_5(%[[B]], %[[B]], %[[G]]) : (memref<4xf64>, memref<4xf64>, memref<4xi1>)
-// CHECK-NEXT:    %[[RE:.*]] = dfrt.fetch %[[E]] : memref<4x8xf32>
-// CHECK-NEXT:    %[[RS:.*]] = dfrt.fetch %[[S]] : memref<4xf32>
-// CHECK-NEXT:    func.return %[[RE]], %[[RS]] : memref<4x8xf32>, memref<4xf32>
+// CHECK-NEXT:    func.return %[[E]], %[[S]] : memref<4x8xf32>, memref<4xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT: }
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
@@ -85,9 +85,9 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, t
 
 // -----
 
-// A fusion group with two results: a view for each (offsets 0 and 128, the
-// planner's array in result order) and one launch writing both. Results that
-// are an argument or a constant are fetched too. The globals of all functions
+// A fusion group with two results: an output for the returned one and a view
+// for the other (offset 128, the planner's array in result order), one launch
+// writing both. Results that are an argument or a constant are fetched. The globals of all functions
 // are numbered in the module.
 
 // CHECK-LABEL: builtin.module {
@@ -97,24 +97,21 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, t
 // CHECK-SAME:      %[[X:.*]]: memref<2xf32>) -> (memref<2xf32>, memref<2xf32>, memref<2xf32>) attributes {df.arena_bytes = 64 : i64} {
 // CHECK-NEXT:    %[[ARENA:.*]] = dfrt.arena : memref<64xi8>
 // CHECK-NEXT:    %[[K:.*]] = memref.get_global @pass_cst0 : memref<2xf32>
-// CHECK-NEXT:    %[[N:.*]] = dfrt.view %[[ARENA]][0] : memref<64xi8> -> memref<2xf32>
+// CHECK-NEXT:    %[[N:.*]] = dfrt.output : memref<2xf32>
 // CHECK-NEXT:    dfrt.launch @neg_0(%[[X]], %[[N]])
 // CHECK-NEXT:    %[[R0:.*]] = dfrt.fetch %[[X]] : memref<2xf32>
 // CHECK-NEXT:    %[[R1:.*]] = dfrt.fetch %[[K]] : memref<2xf32>
-// CHECK-NEXT:    %[[R2:.*]] = dfrt.fetch %[[N]] : memref<2xf32>
-// CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]]
+// CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[N]]
 // CHECK-LABEL: func.func @fused(
 // CHECK-SAME:      %[[X:.*]]: memref<4x1xf32>, %[[Y:.*]]: memref<8xf32>) -> (memref<4x8xf32>, memref<4x8xf32>) attributes {df.arena_bytes = 256 : i64} {
 // CHECK-NEXT:    %[[ARENA:.*]] = dfrt.arena : memref<256xi8>
 // CHECK-NEXT:    %[[K:.*]] = memref.get_global @fused_cst1 : memref<8xf32>
-// CHECK-NEXT:    %[[C:.*]] = dfrt.view %[[ARENA]][0] : memref<256xi8> -> memref<4x8xf32>
+// CHECK-NEXT:    %[[C:.*]] = dfrt.output : memref<4x8xf32>
 // CHECK-NEXT:    %[[D:.*]] = dfrt.view %[[ARENA]][128] : memref<256xi8> -> memref<4x8xf32>
 // CHECK-NEXT:    dfrt.launch @fused_add_0(%[[X]], %[[Y]], %[[C]], %[[D]]) : (memref<4x1xf32>, memref<8xf32>, memref<4x8xf32>, memref<4x8xf32>)
-// CHECK-NEXT:    %[[S:.*]] = dfrt.view %[[ARENA]][128] : memref<256xi8> -> memref<4x8xf32>
+// CHECK-NEXT:    %[[S:.*]] = dfrt.output : memref<4x8xf32>
 // CHECK-NEXT:    dfrt.launch @sub_1(%[[D]], %[[K]], %[[S]])
-// CHECK-NEXT:    %[[R0:.*]] = dfrt.fetch %[[C]] : memref<4x8xf32>
-// CHECK-NEXT:    %[[R1:.*]] = dfrt.fetch %[[S]] : memref<4x8xf32>
-// CHECK-NEXT:    func.return %[[R0]], %[[R1]]
+// CHECK-NEXT:    func.return %[[C]], %[[S]]
 func.func @pass(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
   %k = df.constant dense<[1.0, -1.0]> : tensor<2xf32>
   %n = df.neg %x : (tensor<2xf32>) -> tensor<2xf32>
@@ -136,8 +133,9 @@ func.func @fused(%x: tensor<4x1xf32>, %y: tensor<8xf32>) -> (tensor<4x8xf32>, te
 // A placed module, partitioned first (PART): each device module gets its own
 // arena, globals and kernels. On cpu:0 the arguments are used as they are;
 // df.send and df.recv become dfrt.send of the value's view and dfrt.recv into a
-// view of their own. On gpu:0 the argument and the constant are copied to the
-// device first (dfrt.to_device) and the kernels launched on the copies.
+// view of their own; the result is computed into an output. On gpu:0 the
+// argument and the constant are copied to the device first (dfrt.to_device), the
+// kernels launched on the copies, and the result fetched from the arena.
 
 // PART-LABEL: builtin.module attributes {df.device = "cpu:0", df.arena_bytes = 64 : i64} {
 // PART-NEXT:    func.func private @exp_0(
@@ -149,10 +147,9 @@ func.func @fused(%x: tensor<4x1xf32>, %y: tensor<8xf32>) -> (tensor<4x8xf32>, te
 // PART-NEXT:      dfrt.send %[[A]] {key = "main.k0", to = "gpu:0"} : memref<4xf32>
 // PART-NEXT:      %[[C:.*]] = dfrt.view %[[ARENA]][0] : memref<64xi8> -> memref<4xf32>
 // PART-NEXT:      dfrt.recv %[[C]] {key = "main.k1", from = "gpu:0"} : memref<4xf32>
-// PART-NEXT:      %[[D:.*]] = dfrt.view %[[ARENA]][0] : memref<64xi8> -> memref<4xf32>
+// PART-NEXT:      %[[D:.*]] = dfrt.output : memref<4xf32>
 // PART-NEXT:      dfrt.launch @neg_1(%[[C]], %[[D]]) : (memref<4xf32>, memref<4xf32>)
-// PART-NEXT:      %[[R:.*]] = dfrt.fetch %[[D]] : memref<4xf32>
-// PART-NEXT:      func.return %[[R]] : memref<4xf32>
+// PART-NEXT:      func.return %[[D]] : memref<4xf32>
 // PART-NEXT:    }
 // PART-NEXT:  }
 // PART-NEXT:  builtin.module attributes {df.device = "gpu:0", df.arena_bytes = 128 : i64} {

@@ -213,3 +213,11 @@ func.func @to_device_type(%x: memref<4xf32>) {
   %r = "dfrt.to_device"(%x) : (memref<4xf32>) -> memref<8xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}an output must be a statically shaped memref, got memref<?x4xf32>{{$}}
+func.func @dynamic_output() {
+  %o = dfrt.output : memref<?x4xf32>
+  func.return
+}

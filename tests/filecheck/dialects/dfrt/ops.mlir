@@ -4,14 +4,15 @@
 
 // Every dfrt op, printed, re-parsed and printed again (also through the generic
 // form): a host function takes the arena, views into it, copies arguments to
-// the device, launches kernels, sends and receives buffers and fetches results.
+// the device, launches kernels, sends and receives buffers, fetches results and
+// hands out output buffers.
 
 // CHECK-LABEL: builtin.module {
 // CHECK-NEXT:    func.func private @fused_add_0(%{{.*}}: memref<4x8xf32>, %{{.*}}: memref<8xf32>, %{{.*}}: memref<4x8xf32>) attributes {df.kernel} {
 // CHECK:         func.func private @nothing() attributes {df.kernel} {
 
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME:      %[[ARG:.*]]: memref<4x8xf32>, %[[C:.*]]: memref<8xf32>) -> memref<4x8xf32> {
+// CHECK-SAME:      %[[ARG:.*]]: memref<4x8xf32>, %[[C:.*]]: memref<8xf32>) -> (memref<4x8xf32>, memref<2x3xi64>) {
 // CHECK-NEXT:    %[[ARENA:.*]] = dfrt.arena : memref<4096xi8>
 // CHECK-NEXT:    %[[V:.*]] = dfrt.view %[[ARENA]][128] : memref<4096xi8> -> memref<4x8xf32>
 // CHECK-NEXT:    %[[W:.*]] = dfrt.view %[[ARENA]][0] : memref<4096xi8> -> memref<4x8xf32>
@@ -21,7 +22,8 @@
 // CHECK-NEXT:    dfrt.send %[[V]] {key = "main.k1", to = "cpu:1"} : memref<4x8xf32>
 // CHECK-NEXT:    dfrt.recv %[[W]] {key = "main.k0", from = "gpu:12"} : memref<4x8xf32>
 // CHECK-NEXT:    %[[R:.*]] = dfrt.fetch %[[W]] : memref<4x8xf32>
-// CHECK-NEXT:    func.return %[[R]] : memref<4x8xf32>
+// CHECK-NEXT:    %[[O:.*]] = dfrt.output : memref<2x3xi64>
+// CHECK-NEXT:    func.return %[[R]], %[[O]] : memref<4x8xf32>, memref<2x3xi64>
 
 // GENERIC-LABEL: "func.func"() <{sym_name = "main"
 // GENERIC:         %[[ARENA:.*]] = "dfrt.arena"() : () -> memref<4096xi8>
@@ -33,6 +35,7 @@
 // GENERIC-NEXT:    "dfrt.send"(%[[V]]) <{key = "main.k1", to = "cpu:1"}> : (memref<4x8xf32>) -> ()
 // GENERIC-NEXT:    "dfrt.recv"(%[[W]]) <{key = "main.k0", from = "gpu:12"}> : (memref<4x8xf32>) -> ()
 // GENERIC-NEXT:    %{{.*}} = "dfrt.fetch"(%[[W]]) : (memref<4x8xf32>) -> memref<4x8xf32>
+// GENERIC-NEXT:    %{{.*}} = "dfrt.output"() : () -> memref<2x3xi64>
 builtin.module {
   func.func private @fused_add_0(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>) attributes {df.kernel} {
     func.return
@@ -40,7 +43,7 @@ builtin.module {
   func.func private @nothing() attributes {df.kernel} {
     func.return
   }
-  func.func @main(%arg0: memref<4x8xf32>, %c: memref<8xf32>) -> memref<4x8xf32> {
+  func.func @main(%arg0: memref<4x8xf32>, %c: memref<8xf32>) -> (memref<4x8xf32>, memref<2x3xi64>) {
     %arena = dfrt.arena : memref<4096xi8>
     %v = dfrt.view %arena[128] : memref<4096xi8> -> memref<4x8xf32>
     %w = dfrt.view %arena[0] : memref<4096xi8> -> memref<4x8xf32>
@@ -50,7 +53,8 @@ builtin.module {
     dfrt.send %v {key = "main.k1", to = "cpu:1"} : memref<4x8xf32>
     dfrt.recv %w {key = "main.k0", from = "gpu:12"} : memref<4x8xf32>
     %r = dfrt.fetch %w : memref<4x8xf32>
-    func.return %r : memref<4x8xf32>
+    %o = dfrt.output : memref<2x3xi64>
+    func.return %r, %o : memref<4x8xf32>, memref<2x3xi64>
   }
 
   // Views of every element type, up to the arena's last byte: a rank-0 f64 at
