@@ -167,6 +167,40 @@ class ViewOp(IRDLOperation):
             )
 
 
+class KernelLookup:
+    """Finds a launched kernel among the functions of the enclosing symbol table.
+
+    `SymbolTable.lookup_symbol` scans the table on every call, which makes verifying
+    a host function of N launches in a module of N kernels quadratic. This keeps the
+    functions of the last table by name; an entry is used only while it is still a
+    function of that name directly in that table (symbols are unique there), and a
+    miss rebuilds the index, so edits between verifications never give a stale
+    answer."""
+
+    def __init__(self) -> None:
+        self.table: Operation | None = None
+        self.functions: dict[str, FuncOp] = {}
+
+    def lookup(self, op: Operation, name: str) -> Operation | None:
+        table = op.parent_op()
+        while table is not None and not table.has_trait(SymbolTable):
+            table = table.parent_op()
+        if table is None:
+            return None
+        found = self.functions.get(name) if table is self.table else None
+        if found is None or found.sym_name.data != name or found.parent_op() is not table:
+            self.table = table
+            self.functions = {
+                f.sym_name.data: f for f in table.regions[0].block.ops if isinstance(f, FuncOp)
+            }
+            found = self.functions.get(name)
+        return found or SymbolTable.lookup_symbol(op, name)
+
+
+KERNELS = KernelLookup()
+"""The lookup `dfrt.launch` verifies with."""
+
+
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """`dfrt.launch @kernel(%a, %out) : (memref<...>, memref<...>)`"""
@@ -180,7 +214,7 @@ class LaunchOp(IRDLOperation):
         super().__init__(operands=[arguments], properties={"callee": SymbolRefAttr(callee)})
 
     def verify_(self) -> None:
-        kernel = SymbolTable.lookup_symbol(self, self.callee)
+        kernel = KERNELS.lookup(self, self.callee.root_reference.data)
         if not isinstance(kernel, FuncOp):
             raise VerifyException(f"kernel {self.callee} is not a func.func of this module")
         expected = tuple(kernel.function_type.inputs)
