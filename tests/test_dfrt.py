@@ -33,13 +33,13 @@ def test_renamed_and_removed_kernels_are_seen() -> None:
     module = parse_module(PROGRAM, "launch.mlir")
     module.verify()
     kernel(module, "k1").sym_name = StringAttr("renamed")
-    with pytest.raises(VerifyException, match="kernel @k1 is not a func.func of this module"):
+    with pytest.raises(VerifyException, match=r"kernel @k1 is not a func\.func of this module"):
         module.verify()
     kernel(module, "renamed").sym_name = StringAttr("k1")
     module.verify()
     removed = kernel(module, "k0")
     removed.detach()
-    with pytest.raises(VerifyException, match="kernel @k0 is not a func.func of this module"):
+    with pytest.raises(VerifyException, match=r"kernel @k0 is not a func\.func of this module"):
         module.verify()
 
 
