@@ -11,6 +11,7 @@ numba device array and copies through the host on send, receive and fetch.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -46,7 +47,9 @@ class CpuContext:
         return self._arena
 
     def view(self, arena: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        """The buffer at `offset` (a NumPy array here, a device array on a GPU: both
+        slice and view alike)."""
+        size = math.prod(shape) * np.dtype(dtype).itemsize
         return arena[offset : offset + size].view(dtype).reshape(shape)
 
     def output(self, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -103,10 +106,6 @@ class GpuContext(CpuContext):
         if self._device_arena is None or self._device_arena.size < max(nbytes, 1):
             self._device_arena = self.cuda.device_array(max(nbytes, 1), np.uint8)
         return self._device_arena
-
-    def view(self, arena: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
-        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        return arena[offset : offset + size].view(dtype).reshape(shape)
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
         self.channels.put(key, buffer.copy_to_host())
