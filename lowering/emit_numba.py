@@ -32,7 +32,7 @@ import keyword
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import singledispatchmethod
+from functools import cached_property, singledispatchmethod
 from typing import IO, Any, cast
 
 import numpy as np
@@ -589,15 +589,21 @@ class ModulePrinter:
             )
         self.out(f"{op.sym_name.data} = {array}.reshape({shape})")
 
+    @cached_property
+    def module_level_names(self) -> frozenset[str]:
+        """The names the module defines: globals, kernels, helpers, its constants."""
+        taken = {"DEVICE", "THREADS", "ENTRIES", "_inline"}
+        taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
+        for op in self.scope.ops:
+            if isinstance(op, memref.GlobalOp | func.FuncOp):
+                taken.add(op.sym_name.data)
+        return frozenset(taken)
+
     def module_names(self) -> Names:
         """Names for one function's values, none shadowing a name of the module (a
         global, a kernel, a helper), which the function may refer to."""
         names = Names()
-        names.taken |= {"DEVICE", "THREADS", "ENTRIES", "_inline"}
-        names.taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
-        for op in self.scope.ops:
-            if isinstance(op, memref.GlobalOp | func.FuncOp):
-                names.taken.add(op.sym_name.data)
+        names.taken |= self.module_level_names
         return names
 
     def kernel(self, op: func.FuncOp) -> None:
