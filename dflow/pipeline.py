@@ -23,7 +23,14 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {**get_xdsl_passes(), **get_dflow_passes()}
 
 
+@cache
+def parsed_pipeline(spec: str) -> PassPipeline:
+    """The passes of `spec`, parsed once per spec (xDSL's option parsing takes
+    milliseconds; the passes are frozen dataclasses, safe to run again)."""
+    return PassPipeline.parse_spec(available_passes(), spec)
+
+
 def apply_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
     """Run the comma-separated passes of `spec` on `module` in place; return it."""
-    PassPipeline.parse_spec(available_passes(), spec).apply(make_context(), module)
+    parsed_pipeline(spec).apply(make_context(), module)
     return module

@@ -60,7 +60,9 @@ class KernelBody:
         """The index constant `value`, shared by the whole kernel."""
         if value not in self.indices:
             root = self.root or self.block
-            constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+            constant = arith.ConstantOp.create(
+                properties={"value": IntegerAttr(value, IndexType())}, result_types=[IndexType()]
+            )
             if root.first_op is None:
                 root.add_op(constant)
             else:

@@ -41,13 +41,31 @@ from dialects.df.types import is_float, static_tensor
 Emit = Callable[[Operation], SSAValue]
 """Appends an op to the kernel body and returns its (single) result."""
 
+_DEFAULT_PROPERTIES: dict[type[Operation], dict[str, Attribute]] = {}
+
+
+def same_type(kind: type[Operation], *operands: SSAValue) -> Operation:
+    """An op of `kind` whose result has its first operand's type (arith's arithmetic,
+    math's functions), built with `create` and the properties its constructor sets
+    (learnt from one constructor call per kind). This skips IRDL's argument checks,
+    which cost twice the rest of building an op; the lowered module is verified as a
+    whole before emission."""
+    if kind not in _DEFAULT_PROPERTIES:
+        _DEFAULT_PROPERTIES[kind] = dict(kind(*operands).properties)  # pyright: ignore[reportCallIssue]
+    return kind.create(
+        operands=operands,
+        result_types=[operands[0].type],
+        properties=dict(_DEFAULT_PROPERTIES[kind]),
+    )
+
 
 def constant(value: float, element: Attribute, emit: Emit) -> SSAValue:
     """A scalar constant of a df element type."""
     if element in (f32, f64):
-        return emit(arith.ConstantOp(FloatAttr(value, cast(Float32Type | Float64Type, element))))
-    integer = cast(IntegerType, element)
-    return emit(arith.ConstantOp(IntegerAttr[IntegerType](int(value), integer)))
+        attribute: Attribute = FloatAttr(value, cast(Float32Type | Float64Type, element))
+    else:
+        attribute = IntegerAttr[IntegerType](int(value), cast(IntegerType, element))
+    return emit(arith.ConstantOp.create(properties={"value": attribute}, result_types=[element]))
 
 
 def _element(value: SSAValue) -> Attribute:
@@ -56,36 +74,36 @@ def _element(value: SSAValue) -> Attribute:
 
 def _neg(x: SSAValue, emit: Emit) -> SSAValue:
     if is_float(_element(x)):
-        return emit(arith.NegfOp(x))
-    return emit(arith.SubiOp(constant(0, _element(x), emit), x))
+        return emit(same_type(arith.NegfOp, x))
+    return emit(same_type(arith.SubiOp, constant(0, _element(x), emit), x))
 
 
 def _abs(x: SSAValue, emit: Emit) -> SSAValue:
-    return emit(math.AbsFOp(x) if is_float(_element(x)) else math.AbsIOp(x))
+    return emit(same_type(math.AbsFOp if is_float(_element(x)) else math.AbsIOp, x))
 
 
 def _square(x: SSAValue, emit: Emit) -> SSAValue:
-    return emit(arith.MulfOp(x, x) if is_float(_element(x)) else arith.MuliOp(x, x))
+    return emit(same_type(arith.MulfOp if is_float(_element(x)) else arith.MuliOp, x, x))
 
 
 def _relu(x: SSAValue, emit: Emit) -> SSAValue:
     zero = constant(0, _element(x), emit)
-    return emit(arith.MaximumfOp(x, zero) if is_float(_element(x)) else arith.MaxSIOp(x, zero))
+    return emit(same_type(arith.MaximumfOp if is_float(_element(x)) else arith.MaxSIOp, x, zero))
 
 
 def _reciprocal(x: SSAValue, emit: Emit) -> SSAValue:
-    return emit(arith.DivfOp(constant(1, _element(x), emit), x))
+    return emit(same_type(arith.DivfOp, constant(1, _element(x), emit), x))
 
 
 def _unary(op: Operation, x: SSAValue, emit: Emit) -> SSAValue:
     if isinstance(op, ew.IdentityOp):
         return x
     if type(op) in _MATH_UNARY:
-        return emit(_MATH_UNARY[type(op)](x))
+        return emit(same_type(_MATH_UNARY[type(op)], x))
     return _COMPOSITE_UNARY[type(op)](x, emit)
 
 
-_MATH_UNARY: dict[type[Operation], Callable[[SSAValue], Operation]] = {
+_MATH_UNARY: dict[type[Operation], type[Operation]] = {
     ew.ExpOp: math.ExpOp,
     ew.LogOp: math.LogOp,
     ew.SqrtOp: math.SqrtOp,
@@ -97,10 +115,10 @@ _MATH_UNARY: dict[type[Operation], Callable[[SSAValue], Operation]] = {
 def _sigmoid(x: SSAValue, emit: Emit) -> SSAValue:
     element = _element(x)
     one = constant(1, element, emit)
-    z = emit(math.ExpOp(emit(arith.NegfOp(emit(math.AbsFOp(x))))))
-    denominator = emit(arith.AddfOp(one, z))
-    positive = emit(arith.DivfOp(one, denominator))
-    negative = emit(arith.DivfOp(z, denominator))
+    z = emit(same_type(math.ExpOp, emit(same_type(arith.NegfOp, emit(same_type(math.AbsFOp, x))))))
+    denominator = emit(same_type(arith.AddfOp, one, z))
+    positive = emit(same_type(arith.DivfOp, one, denominator))
+    negative = emit(same_type(arith.DivfOp, z, denominator))
     non_negative = emit(arith.CmpfOp(x, constant(0, element, emit), "oge"))
     return emit(arith.SelectOp(non_negative, positive, negative))
 
@@ -115,7 +133,7 @@ _COMPOSITE_UNARY: dict[type[Operation], Callable[[SSAValue, Emit], SSAValue]] = 
 }
 
 
-_FLOAT_BINARY: dict[type[Operation], Callable[[SSAValue, SSAValue], Operation]] = {
+_FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
     ew.AddOp: arith.AddfOp,
     ew.SubOp: arith.SubfOp,
     ew.MulOp: arith.MulfOp,
@@ -124,7 +142,7 @@ _FLOAT_BINARY: dict[type[Operation], Callable[[SSAValue, SSAValue], Operation]] 
     ew.MinimumOp: arith.MinimumfOp,
     ew.PowOp: math.PowFOp,
 }
-_INT_BINARY: dict[type[Operation], Callable[[SSAValue, SSAValue], Operation]] = {
+_INT_BINARY: dict[type[Operation], type[Operation]] = {
     ew.AddOp: arith.AddiOp,
     ew.SubOp: arith.SubiOp,
     ew.MulOp: arith.MuliOp,
@@ -150,11 +168,11 @@ def _binary(op: Operation, a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
             return emit(arith.CmpfOp(a, b, float_predicate))
         return emit(arith.CmpiOp(a, b, int_predicate))
     table = _FLOAT_BINARY if floating else _INT_BINARY
-    return emit(table[type(op)](a, b))
+    return emit(same_type(table[type(op)], a, b))
 
 
 def _add(a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
-    return emit(arith.AddfOp(a, b) if is_float(_element(a)) else arith.AddiOp(a, b))
+    return emit(same_type(arith.AddfOp if is_float(_element(a)) else arith.AddiOp, a, b))
 
 
 def _cast(x: SSAValue, target: Attribute, emit: Emit) -> SSAValue:
