@@ -43,6 +43,7 @@ from dialects.df import annotations, elementwise, shape_ops
 from lowering.plan_buffers import plan_function
 from transforms.recompute.budget import (
     STRATEGIES,
+    Proposal,
     RecomputeModel,
     apply_plan,
     flops_of,
@@ -77,6 +78,12 @@ def _fail(message: str) -> PassFailedException:
 
 def _ops(count: int) -> str:
     return f"{count} op" if count == 1 else f"{count} ops"
+
+
+def _how(plan: Proposal) -> str:
+    if not plan.recomputed:
+        return "recomputing nothing"
+    return f"{plan.strategy}: {_ops(len(plan.recomputed))} recomputed"
 
 
 def _hinted(op: Operation) -> bool:
@@ -126,7 +133,7 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
         raise _fail(
             f"@{function.sym_name.data}: no plan keeps the peak within {budget} bytes; "
             f"the smallest peak reached is {model.arena_bytes(smallest.recomputed)} bytes "
-            f"({smallest.strategy}: {_ops(len(smallest.recomputed))} recomputed)"
+            f"({_how(smallest)})"
         )
     apply_plan(function, model, chosen.recomputed)
     measured = peak_bytes(function)

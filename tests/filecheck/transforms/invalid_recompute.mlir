@@ -24,6 +24,18 @@ func.func @chain(%x: tensor<1024xf32>, %dl: tensor<1024xf32>) -> (tensor<f32>, t
 
 // -----
 
+// Nothing helps: %a (4 KiB) must exist when %g is computed, in place over it,
+// whatever is recomputed, so the smallest peak is the plain one.
+
+// CHECK: {{^}}df-recompute: @flat: no plan keeps the peak within 100 bytes; the smallest peak reached is 4096 bytes (recomputing nothing){{$}}
+func.func @flat(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %a = df.exp %x : (tensor<1024xf32>) -> tensor<1024xf32>
+  %g = df.neg %a {df.backward} : (tensor<1024xf32>) -> tensor<1024xf32>
+  func.return %g : tensor<1024xf32>
+}
+
+// -----
+
 // A function the planner cannot plan (a call) has no peak to meet.
 
 // CHECK: {{^}}df-recompute: mode=budget: @caller holds func.call: only df ops are planned (a callee would need its own part of the arena){{$}}
