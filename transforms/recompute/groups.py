@@ -10,7 +10,10 @@ a group; the group grows over candidate inputs and outputs (its connected candid
 subgraph), then keeps only the ops that feed a target directly or through other ops
 of the group. Each group is cloned once, just before the earliest target that uses
 it, and the targets read the clones: the forward values then die after the forward
-pass, and the clones live only while the backward pass needs them.
+pass, and the clones live only while the backward pass needs them. In straight-line
+code a clone must come after its inputs, so only targets placed after the group's
+last op count (a graph from `df-autodiff`, forward then backward, always has them
+all); a target placed earlier keeps reading the originals.
 """
 
 from __future__ import annotations
@@ -114,13 +117,20 @@ def recompute_groups(block: Block, should_recompute: Predicate) -> list[Recomput
         visited |= unpruned
         sources = [op for op in unpruned if _feeds_target(op)]
         ops = connected(sources, inputs=True, outputs=False, belongs=unpruned.__contains__)
-        targets = {user for op in unpruned for user in users(op) if is_target(user)}
-        groups.append(
-            RecomputeGroup(
-                tuple(sorted(ops, key=order.__getitem__)),
-                tuple(sorted(targets, key=order.__getitem__)),
+        last = max(order[op] for op in ops)
+        targets = {
+            user
+            for op in ops
+            for user in users(op)
+            if is_target(user) and order[user] > last  # the clones must see their inputs
+        }
+        if targets:
+            groups.append(
+                RecomputeGroup(
+                    tuple(sorted(ops, key=order.__getitem__)),
+                    tuple(sorted(targets, key=order.__getitem__)),
+                )
             )
-        )
     return groups
 
 

@@ -147,3 +147,30 @@ func.func @chain(%x: tensor<1024xf32>, %dl: tensor<1024xf32>) -> (tensor<f32>, t
   %g0 = df.mul %g1, %a {df.backward} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
   func.return %l, %g0 : tensor<f32>, tensor<1024xf32>
 }
+
+// -----
+
+// Hand-written order: %b comes after the target %t1 (its input %y too). A clone
+// must come after its inputs, so only targets after the group's last op (%b) read
+// clones: the group {%a, %b} is cloned before %t2, and %t1 keeps reading %a.
+
+// HINTS-LABEL: func.func @late_group(
+// HINTS:         %[[A:.*]] = df.exp %{{.*}} {df.recompute}
+// HINTS-NEXT:    %[[T1:.*]] = df.mul %{{.*}}, %[[A]] {df.backward}
+// HINTS-NEXT:    %[[Y:.*]] = df.neg
+// HINTS-NEXT:    %[[B:.*]] = df.tanh %[[Y]] {df.recompute}
+// HINTS-NEXT:    %[[C:.*]] = df.add %[[A]], %[[B]] {df.recompute}
+// HINTS-NEXT:    %[[A2:.*]] = df.exp %{{.*}} {df.recompute, df.recomputed = "late_group.r0"}
+// HINTS-NEXT:    %[[B2:.*]] = df.tanh %[[Y]] {df.recompute, df.recomputed = "late_group.r0"}
+// HINTS-NEXT:    %[[T2:.*]] = df.mul %[[T1]], %[[B2]] {df.backward}
+// HINTS-NEXT:    %[[T3:.*]] = df.mul %[[T2]], %[[A2]] {df.backward}
+func.func @late_group(%x: tensor<8xf32>, %dy: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = df.exp %x {df.recompute} : (tensor<8xf32>) -> tensor<8xf32>
+  %t1 = df.mul %dy, %a {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %y = df.neg %x : (tensor<8xf32>) -> tensor<8xf32>
+  %b = df.tanh %y {df.recompute} : (tensor<8xf32>) -> tensor<8xf32>
+  %c = df.add %a, %b {df.recompute} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %t2 = df.mul %t1, %b {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %t3 = df.mul %t2, %a {df.backward} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  func.return %c, %t3 : tensor<8xf32>, tensor<8xf32>
+}
