@@ -421,11 +421,15 @@ def test_pools_and_their_gradients(tmp_path: Path, dtype: str) -> None:
     x = normal(rng, (2, 2, 7, 6), dtype)
     ties = rng.integers(0, 3, (2, 2, 7, 6)).astype(DTYPES[dtype])  # max ties: first wins
     negative = -np.abs(x) - 1  # padding never wins a max
+    with_nan = x.copy()
+    with_nan[0, 1, 3, 2] = np.nan  # a NaN in a window wins it, as in np.max
     input_type = TensorType(element_type(dtype), x.shape)
     options_used = list(POOL_OPTIONS) if dtype == "f32" else list(POOL_OPTIONS)[-1:]
 
-    def body(g: Graph, x: Tensor, ties: Tensor, negative: Tensor) -> dict[str, Tensor]:
-        results: dict[str, Tensor] = {}
+    def body(
+        g: Graph, x: Tensor, ties: Tensor, negative: Tensor, with_nan: Tensor
+    ) -> dict[str, Tensor]:
+        results: dict[str, Tensor] = {"max with a NaN": max_pool2d(with_nan, (3, 3))}
         for name in options_used:
             options = POOL_OPTIONS[name]
             inputs = [("", x)] + (
@@ -444,7 +448,7 @@ def test_pools_and_their_gradients(tmp_path: Path, dtype: str) -> None:
             )
         return results
 
-    check(tmp_path, [x, ties, negative], body)
+    check(tmp_path, [x, ties, negative, with_nan], body)
 
 
 # ----------------------------------------------------------------------------- shape ops

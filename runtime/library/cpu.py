@@ -71,10 +71,11 @@ batch_matmul_i32 = batch_matmul_i64 = _batched(_dot_loops)
 
 
 @_jit
-def _im2col(x, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
-    """Columns of one image `x[c, h, w]`: row `(c, i, j)`, column `(p, q)`; zero padding."""
-    channels, height, width = x.shape
-    cols = np.zeros((channels * kernel_h * kernel_w, out_h * out_w), x.dtype)
+def _exchange(image, cols, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw, gather):
+    """Every tap of one image `[c, h, w]` against its columns: row `(c, i, j)`, column
+    `(p, q)`, padding skipped. `gather`: the column takes the image's element (im2col);
+    else the image adds the column's (col2im, the transpose)."""
+    channels, height, width = image.shape
     for c in range(channels):
         for i in range(kernel_h):
             for j in range(kernel_w):
@@ -86,26 +87,24 @@ def _im2col(x, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
                     for q in range(out_w):
                         z = q * sw + j * dw - left
                         if 0 <= z < width:
-                            cols[row, p * out_w + q] = x[c, y, z]
+                            if gather:
+                                cols[row, p * out_w + q] = image[c, y, z]
+                            else:
+                                image[c, y, z] += cols[row, p * out_w + q]
+
+
+@_jit
+def _im2col(x, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
+    """Columns of one image `x[c, h, w]`: row `(c, i, j)`, column `(p, q)`; zero padding."""
+    cols = np.zeros((x.shape[0] * kernel_h * kernel_w, out_h * out_w), x.dtype)
+    _exchange(x, cols, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw, True)
     return cols
 
 
 @_jit
 def _col2im(cols, out, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
     """Adds columns back into one image `out[c, h, w]` (the transpose of `_im2col`)."""
-    channels, height, width = out.shape
-    for c in range(channels):
-        for i in range(kernel_h):
-            for j in range(kernel_w):
-                row = (c * kernel_h + i) * kernel_w + j
-                for p in range(out_h):
-                    y = p * sh + i * dh - top
-                    if y < 0 or y >= height:
-                        continue
-                    for q in range(out_w):
-                        z = q * sw + j * dw - left
-                        if 0 <= z < width:
-                            out[c, y, z] += cols[row, p * out_w + q]
+    _exchange(out, cols, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw, False)
 
 
 @_jit
@@ -150,6 +149,12 @@ def conv2d_grad_filter(x, dy, out, sh, sw, top, left, bottom, right, dh, dw):
         gradient = np.ascontiguousarray(dy[n]).reshape((filters, out_h * out_w))
         total += np.dot(gradient, cols.T.copy())
     out[:] = total.reshape(out.shape)
+
+
+# The pools' window loops are also in `gpu.py`, on purpose: numba's cache keys a
+# function's machine code by its own file only, so a window helper shared from a
+# third module would be inlined into both caches and a change to it would go
+# unseen by them. Each file keeps its own copy and recompiles when it changes.
 
 
 @_jit

@@ -184,6 +184,7 @@ def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw):
 
 
 # ----- pools -----------------------------------------------------------------
+# The window loops repeat those of `cpu.py`: see the note there (numba's cache).
 
 
 @cuda.jit(cache=True)
