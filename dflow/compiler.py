@@ -16,6 +16,7 @@ import hashlib
 import os
 from collections.abc import Generator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
@@ -71,14 +72,21 @@ def compile_module(
 
 
 def write_modules(sources: dict[str, str], directory: Path) -> None:
+    """Write each device's module into `directory` (stale device modules go), each
+    stamped with the compiler's fingerprint. Numba's cache of a module's kernels
+    holds the library routines they call, inlined, yet is checked against that one
+    file only: the stamp makes a new compiler or runtime rewrite the file, so the
+    cache is rebuilt instead of running old library code."""
     directory.mkdir(parents=True, exist_ok=True)
+    stamp = f"# dflow compiler and runtime {_compiler_fingerprint()[:16]}\n"
     for stale in directory.glob("*_[0-9]*.py"):
         if stale.name not in sources:
             stale.unlink()
     for name, source in sources.items():
         path = directory / name
-        if not path.exists() or path.read_text() != source:
-            path.write_text(source)
+        stamped = stamp + source
+        if not path.exists() or path.read_text() != stamped:
+            path.write_text(stamped)
 
 
 def cache_root() -> Path:
@@ -87,6 +95,7 @@ def cache_root() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "dflow"
 
 
+@cache
 def _compiler_fingerprint() -> str:
     """A hash of the compiler's and runtime's source, so a changed compiler recompiles."""
     digest = hashlib.sha256()

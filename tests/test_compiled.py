@@ -28,6 +28,7 @@ from graphgen import random_graph
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
+from dflow import compiler
 from dflow.compiler import compile_module, compiled_program, write_modules
 from dflow.errors import DflowError
 from dflow.feeds import random_inputs
@@ -868,6 +869,24 @@ def assert_same_summary(compiled: str, interpreted: str) -> None:
     assert [head for head, _ in got] == [head for head, _ in want], compiled
     for (_, a), (_, b) in zip(got, want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4)
+
+
+def test_written_modules_are_stamped_with_the_compiler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numba checks a cached kernel against its own file only, though the kernel holds
+    the library routines it calls: a new compiler or runtime must rewrite the file."""
+    sources = {"cpu_0.py": '"""a module"""\nDEVICE = "cpu:0"\n'}
+    monkeypatch.setattr(compiler, "_compiler_fingerprint", lambda: "a" * 64)
+    write_modules(sources, tmp_path)
+    first = (tmp_path / "cpu_0.py").read_text()
+    monkeypatch.setattr(compiler, "_compiler_fingerprint", lambda: "b" * 64)
+    write_modules(sources, tmp_path)
+    second = (tmp_path / "cpu_0.py").read_text()
+    assert first.startswith("# dflow compiler and runtime aaaa") and first.endswith(
+        sources["cpu_0.py"]
+    )
+    assert second.startswith("# dflow compiler and runtime bbbb") and second != first
 
 
 def test_cli_compile_writes_an_importable_module(tmp_path: Path) -> None:
