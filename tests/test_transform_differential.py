@@ -39,6 +39,8 @@ PASSES = [
     "df-optimize",
     "canonicalize",
     "cse",
+    "df-recompute",
+    "df-recompute{mode=heuristic},cse",
 ]
 RTOL = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-9}
 
