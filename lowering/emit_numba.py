@@ -18,7 +18,10 @@ Python holds:
   to the runtime context `rt` (arena, views, send/recv, copies);
 - `ENTRIES`: per host function, what the runtime checks and routes: the part's
   argument and result indices in the whole entry, and the entry's argument and
-  result types as `(shape, dtype)` pairs.
+  result types as `(shape, dtype)` pairs;
+- on a CPU, `KERNEL_ARGUMENTS`: each kernel's arrays as `(dtype, rank)` pairs,
+  so the runtime can load a kernel's cached code before its first call
+  (`runtime/warm_start.py`).
 
 Values are named after the IR's names where it has them, so the code reads like
 the graph it came from. Scalars keep their element type (`numba.float32(...)`
@@ -466,6 +469,16 @@ class CpuKernelPrinter(KernelPrinter):
         shape = tuple(op.memref.type.get_shape())
         self.assign(op, f"np.empty({shape}, {dtype_of(op.memref.type)})", "scratch")
 
+    @print_op.register
+    def _(self, op: memref.LoadOp) -> None:
+        """With `parallel`, a 0-d array is read with `.item()`: numba's parfors pass
+        the 0-d arrays a `prange` body reads as scalars, on which `[()]` fails to
+        type (numba 0.68)."""
+        if self.parallel and not op.indices:
+            self.assign(op, f"{self.value(op.memref)}.item()")
+        else:
+            super().print_op(op)
+
 
 def _trips(lb: SSAValue, ub: SSAValue, step: SSAValue) -> int:
     """The trip count of a loop with constant bounds."""
@@ -586,7 +599,21 @@ class ModulePrinter:
         out("")
         out("")
         out(f"ENTRIES = {entries!r}")
+        if not self.on_gpu:
+            out(f"KERNEL_ARGUMENTS = {self.kernel_arguments()!r}")
         return out.text()
+
+    def kernel_arguments(self) -> dict[str, list[tuple[str, int]]]:
+        """Each CPU kernel's arrays as (dtype, rank): the types the host passes, so
+        the runtime can load the cached code before the first call."""
+        return {
+            op.sym_name.data: [
+                (_DTYPES[element_name(t)], len(cast(MemRefType[Attribute], t).get_shape()))
+                for t in op.function_type.inputs
+            ]
+            for op in self.scope.ops
+            if isinstance(op, func.FuncOp) and KERNEL in op.attributes
+        }
 
     def global_(self, op: memref.GlobalOp) -> None:
         value = op.initial_value
@@ -607,7 +634,7 @@ class ModulePrinter:
     @cached_property
     def module_level_names(self) -> frozenset[str]:
         """The names the module defines: globals, kernels, helpers, its constants."""
-        taken = {"DEVICE", "THREADS", "ENTRIES", "_inline"}
+        taken = {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline"}
         taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
         for op in self.scope.ops:
             if isinstance(op, memref.GlobalOp | func.FuncOp):

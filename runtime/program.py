@@ -57,8 +57,10 @@ def _import(path: Path, name: str) -> ModuleType:
     return module
 
 
-def load_program(directory: str | Path) -> Program:
-    """The program whose device modules `directory` holds."""
+def load_program(directory: str | Path, *, warm_start: bool = True) -> Program:
+    """The program whose device modules `directory` holds. With `warm_start`, the
+    CPU kernels numba has cached are loaded now, without numba's compiler
+    registries (`runtime/warm_start.py`); the others load or compile lazily."""
     directory = Path(directory).resolve()
     tag = hashlib.sha1(str(directory).encode()).hexdigest()[:12]
     parts: list[DevicePart] = []
@@ -67,6 +69,11 @@ def load_program(directory: str | Path) -> Program:
         parts.append(DevicePart(module.DEVICE, module))
     if not parts:
         raise ProgramError(f"{directory}: no device modules (cpu_0.py, ...) to load")
+    if warm_start:
+        from runtime.warm_start import preload_kernels  # noqa: PLC0415 (imports numba)
+
+        for part in parts:
+            preload_kernels(part.module)
     return Program(parts)
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
 from cli_support import ROOT, run_dflow
@@ -72,11 +73,37 @@ def build(arrays: Sequence[Array], body: Body) -> tuple[ModuleOp, list[str]]:
     return graph.module(), list(results)
 
 
+LOADED: list[Program] = []
+
+
 def compile_to(module: ModuleOp, directory: Path, devices: str | None = None) -> Program:
     """`module` compiled (in place) into `directory` and loaded."""
     sources = compile_module(module, devices)
     write_modules(sources, directory)
-    return load_program(directory)
+    program = load_program(directory)
+    LOADED.append(program)
+    return program
+
+
+@pytest.fixture(autouse=True)
+def kernels_typed_as_declared() -> Iterator[None]:
+    """After each test, every kernel its programs ran was called with exactly the
+    types its module's `KERNEL_ARGUMENTS` declares (C-contiguous arrays of that
+    dtype and rank), which is what the runtime's warm start loads from the cache:
+    a wrong entry would leave numba compiling a second specialization."""
+    LOADED.clear()
+    yield
+    for program in LOADED:
+        for part in program.parts:
+            declared: dict[str, list[tuple[str, int]]] = getattr(
+                part.module, "KERNEL_ARGUMENTS", {}
+            )
+            for name, arguments in declared.items():
+                called = getattr(part.module, name).signatures
+                expected = tuple(
+                    numba.types.Array(numba.from_dtype(np.dtype(d)), r, "C") for d, r in arguments
+                )
+                assert called in ([], [expected]), f"{part.device} {name}: {called} != {expected}"
 
 
 def assert_same(
@@ -634,7 +661,8 @@ def test_a_program_runs_again_with_new_inputs(tmp_path: Path) -> None:
 
 def test_parallel_kernels(tmp_path: Path) -> None:
     """`parallel=True`: the outer loop of each nest is a `prange`, except a single trip
-    (a scalar result), which numba's parfors cannot store."""
+    (a scalar result), which numba's parfors cannot store; 0-d arrays are read with
+    `.item()`, since parfors pass them to a `prange` body as scalars."""
     rng = np.random.default_rng(14)
     arrays = [normal(rng, (8, 16), "f32"), normal(rng, (16, 4), "f32"), normal(rng, (3, 5), "f64")]
 
@@ -647,12 +675,14 @@ def test_parallel_kernels(tmp_path: Path) -> None:
             "sum keepdims": v.sum([0], keepdims=True),
             "max to scalar": (v * v).max(),
             "elementwise": (v.exp() - 1.0) * v,
+            "scaled by a scalar": v * v.sum(),  # a prange reading a 0-d array
         }
 
     module, names = build(arrays, body)
     expected = run_function(module, "main", arrays)
     sources = compile_module(module, parallel=True)
     assert "numba.prange" in sources["cpu_0.py"]
+    assert ".item()" in sources["cpu_0.py"]
     write_modules(sources, tmp_path)
     assert_same(load_program(tmp_path).run("main", arrays), expected, names)
 

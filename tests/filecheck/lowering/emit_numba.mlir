@@ -49,6 +49,7 @@
 // CHECK-NEXT:      fused_mul_1(r, main_cst0, s)
 // CHECK-NEXT:      return (r, s)
 // CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192}}
+// CHECK-NEXT:  KERNEL_ARGUMENTS = {'fused_matmul_0': [('float32', 2), ('float32', 2), ('float32', 1), ('float32', 2)], 'fused_mul_1': [('float32', 2), ('float32', 1), ('float32', 1)]}
 func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %k = df.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
   %r = df.fused(%0 = %x, %1 = %w, %2 = %bias) {kind = "contraction", name = "fused_matmul_0"} : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
@@ -121,6 +122,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      neg_1(c, d)
 // CHECK-NEXT:      return (d,)
 // CHECK:       ENTRIES = {'main': {'arguments': [0], 'results': [0], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 64}}
+// CHECK-NEXT:  KERNEL_ARGUMENTS = {'exp_0': [('float32', 1), ('float32', 1)], 'neg_1': [('float32', 1), ('float32', 1)]}
 
 // CHECK-LABEL: # ----- gpu_0.py -----
 // CHECK:       from numba import cuda
