@@ -4,8 +4,9 @@
 
 For each graph function (of each device module, once partitioned), every
 `df.fused` and every other computing op (all but `df.constant`, `df.send`,
-`df.recv` and the terminator) gets a kernel: a private `func.func` of the same
-module over memrefs, named after the group (`fused_add_0`) or the op
+`df.recv` and the terminator) gets a kernel, but a reshape the planner makes a
+view of its input (`plan_buffers.reshape_view_source`): a private `func.func` of
+the same module over memrefs, named after the group (`fused_add_0`) or the op
 (`matmul_3`), built by `lowering/kernels.py`. The graph op stays, on tensors,
 and records its kernel in `df.kernel = @name`, so the graph is still the
 program the interpreter runs, and `df-plan-buffers` then `df-lower-host` turn
@@ -28,7 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dialects.df.fusion import FusedOp
 from lowering.kernels import KERNEL, Group, Library, build_kernel, graph_functions, is_kernel_op
-from lowering.plan_buffers import arena_scopes
+from lowering.plan_buffers import arena_scopes, reshape_view_source
 from transforms.statistics import PassStatistics
 
 
@@ -60,6 +61,9 @@ def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
     for function in graph_functions(scope):
         for op in function.body.walk():
             if op.parent_op() is not function or not is_kernel_op(op):
+                continue
+            if reshape_view_source(op) is not None:
+                statistics.count("ReshapeViews")
                 continue
             if KERNEL in op.attributes:
                 raise PassFailedException(

@@ -13,8 +13,9 @@ the same name over memrefs, keeping its other attributes (`df.arguments`,
 3. for each op in order: a `df.constant` becomes a `memref.global` of the module
    read with `memref.get_global` (and copied to a GPU); a computing op takes a
    `dfrt.view` for each result at its planned offset and launches its kernel on
-   its operands and those views; `df.send` becomes `dfrt.send`, `df.recv` a view
-   and `dfrt.recv` into it;
+   its operands and those views (a reshape that is a view of its input takes its
+   view at the input's offset and launches nothing); `df.send` becomes
+   `dfrt.send`, `df.recv` a view and `dfrt.recv` into it;
 4. returns each result: on a CPU, a value computed here is written straight into a
    `dfrt.output` buffer (outside the arena; the planner's block for it stays unused)
    and returned as is; anything else (on a GPU, or an argument or a constant) goes
@@ -46,7 +47,13 @@ from dialects import dfrt
 from dialects.df.communication import RecvOp, SendOp
 from dialects.df.leaves import ConstantOp
 from lowering.kernels import KERNEL, buffer_type, graph_functions
-from lowering.plan_buffers import ARENA_BYTES, DEFAULT_DEVICE, OFFSET, arena_scopes
+from lowering.plan_buffers import (
+    ARENA_BYTES,
+    DEFAULT_DEVICE,
+    OFFSET,
+    arena_scopes,
+    reshape_view_source,
+)
 
 
 def _fail(message: str) -> PassFailedException:
@@ -115,6 +122,8 @@ class HostBuilder:
                 self.block.add_op(dfrt.RecvOp(view, op.key.data, op.source.data))
             case func.ReturnOp():
                 self.block.add_op(func.ReturnOp(*(self.result(v) for v in op.operands)))
+            case _ if reshape_view_source(op) is not None:
+                self.views(op)
             case _:
                 self.launch(op)
 

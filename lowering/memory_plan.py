@@ -20,7 +20,11 @@ The model:
   the input's buffer when the input is in the arena, dies at this step (this is
   its last reader) and has exactly the output's size, and no other output of the
   step took that buffer already. Values sharing storage form one `Buffer` whose
-  interval runs from its first value's birth to its last value's death.
+  interval runs from its first value's birth to its last value's death; "dies"
+  means the whole buffer dies: no value sharing it is read later.
+- Views: a step may declare `(output, input)` aliases (a reshape: the same bytes
+  seen with another shape). The output joins the input's buffer whatever their
+  lifetimes, so the buffer lives until both are dead; it costs no bytes of its own.
 - Packing: every buffer gets an offset in one arena, a multiple of `ALIGNMENT`
   (64 bytes: a cache line, and enough for any SIMD load), its size rounded up to
   it; two buffers whose intervals share a step must not share a byte. Packers run
@@ -37,7 +41,7 @@ The model:
 Three figures judge a plan: `arena_bytes` (the chosen packing), the lower bound
 `lower_bound_bytes` (the most aligned bytes live at any one step, after in-place
 sharing: no packing of these buffers can do better), and `naive_bytes` (every
-arena value in its own block, no reuse at all).
+arena value but a view in its own block, no reuse at all).
 
 Each packer is quadratic in the number of buffers, fine for graphs of thousands
 of ops.
@@ -82,6 +86,9 @@ class Step:
     """`(output, input)` pairs, in order of preference: `output` may be written over
     `input`'s storage (the step computes each output element from the input element
     at the same byte position)."""
+    alias: tuple[tuple[int, int], ...] = ()
+    """`(output, input)` pairs: `output` is `input`'s storage itself (a view), for as
+    long as either lives."""
 
 
 @dataclass(frozen=True)
@@ -172,19 +179,33 @@ class _Sharing:
     groups: list[list[int]] = field(default_factory=list[list[int]])
     pairs: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
 
+    ends: list[int] = field(default_factory=list[int])
+    """The last step at which each group holds a live value."""
+
     def run(self) -> None:
         for index, step in enumerate(self.schedule.steps):
             taken: set[int] = set()
             for output in step.writes:
                 if output not in self.intervals:
                     continue
-                group = self._reusable(step, index, output, taken)
+                group = self._viewed(step, output)
+                if group is None:
+                    group = self._reusable(step, index, output, taken)
                 if group is None:
                     group = len(self.groups)
                     self.groups.append([])
+                    self.ends.append(index)
                 taken.add(group)
                 self.groups[group].append(output)
                 self.group_of[output] = group
+                self.ends[group] = max(self.ends[group], self.intervals[output][1])
+
+    def _viewed(self, step: Step, output: int) -> int | None:
+        """The group of the value `output` is a view of, if any."""
+        for out, input in step.alias:
+            if out == output and input in self.group_of:
+                return self.group_of[input]
+        return None
 
     def _reusable(self, step: Step, index: int, output: int, taken: set[int]) -> int | None:
         """The group of the first candidate input `output` may overwrite, if any."""
@@ -193,7 +214,7 @@ class _Sharing:
             if out != output or input not in self.intervals:
                 continue
             group = self.group_of[input]
-            dies_here = self.intervals[input][1] == index
+            dies_here = self.ends[group] == index
             same_size = self.schedule.values[input].size == size
             if dies_here and same_size and group not in taken:
                 self.pairs.append((input, output))
@@ -207,9 +228,9 @@ class _Sharing:
                 tuple(group),
                 align(max(values[v].size for v in group)),
                 self.intervals[group[0]][0],
-                max(self.intervals[v][1] for v in group),
+                end,
             )
-            for group in self.groups
+            for group, end in zip(self.groups, self.ends, strict=True)
         ]
 
 
@@ -467,7 +488,8 @@ def plan(schedule: Schedule, every_packer: bool = False) -> MemoryPlan:
     packings = pack_until(buffers, bound, every_packer)
     arenas = {name: arena_size(buffers, offsets) for name, offsets in packings.items()}
     best = min(arenas, key=lambda name: arenas[name])
-    naive = sum(align(schedule.values[v].size) for v in intervals)
+    views = {output for step in schedule.steps for output, _ in step.alias}
+    naive = sum(align(schedule.values[v].size) for v in intervals if v not in views)
     return MemoryPlan(
         tuple(buffers),
         tuple(packings[best]),

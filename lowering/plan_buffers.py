@@ -13,6 +13,10 @@ the plan back:
   between types of one width) may write its result over an operand of exactly the
   result's type (shape and element; for `cast`, shape and width) that dies there,
   so broadcast operands never qualify; returned values live to the end;
+- a `df.reshape` of a value in the arena is a view of it (`reshape_view_source`):
+  the same bytes, so the same offset, held until both are dead; its kernel is
+  never built. A reshape of an argument or a constant, or whose input or result
+  is returned (a result is the caller's own array, not arena bytes), copies;
 - each op with a result in the arena gets `df.offset = array<i64: N>` (bytes from
   the arena's start, one per result), each function `df.arena_bytes`, and each
   device module of a partitioned module `df.arena_bytes` too, the largest of its
@@ -51,6 +55,7 @@ from dialects.df.functions import function_named
 from dialects.df.fusion import FusedOp
 from dialects.df.leaves import ConstantOp
 from dialects.df.semantics import numpy_dtype
+from dialects.df.shape_ops import ReshapeOp
 from dialects.df.types import i64_array, static_tensor
 from lowering.kernels import graph_functions
 from lowering.memory_plan import MemoryPlan, PlanError, Schedule, Step, Value, plan
@@ -93,6 +98,24 @@ def inplace_operands(op: Operation) -> list[SSAValue]:
     if isinstance(op, _SAME_TYPE_INPLACE):
         return [operand for operand in op.operands if operand.type == result.type]
     return []
+
+
+def reshape_view_source(op: Operation) -> SSAValue | None:
+    """The arena value `op` is a view of, when `op` is a reshape that needs no copy:
+    its input is an op's result in the arena (not an argument or a constant), and
+    neither input nor result is returned (a returned value lives in its own array)."""
+    if not isinstance(op, ReshapeOp):
+        return None
+    source = op.input
+    if not isinstance(source.owner, Operation) or isinstance(source.owner, ConstantOp):
+        return None
+    if _returned(source) or _returned(op.result):
+        return None
+    return source
+
+
+def _returned(value: SSAValue) -> bool:
+    return any(isinstance(use.operation, ReturnOp) for use in value.uses)
 
 
 def _check_op(function: FuncOp, op: Operation) -> None:
@@ -139,7 +162,9 @@ class FunctionSchedule:
     def step(self, op: Operation) -> Step:
         writes = tuple(self.index[r] for r in op.results)
         pairs = tuple((writes[0], self.index[v]) for v in inplace_operands(op))
-        return Step(tuple(self.index[v] for v in op.operands), writes, pairs)
+        source = reshape_view_source(op)
+        alias = ((writes[0], self.index[source]),) if source is not None else ()
+        return Step(tuple(self.index[v] for v in op.operands), writes, pairs, alias)
 
     def schedule(self) -> Schedule:
         return Schedule(tuple(self.sizes), tuple(self.step(op) for op in self.ops))

@@ -5,13 +5,18 @@ live step) and an arena size:
 - every offset is a multiple of the alignment and every block lies inside the arena;
 - any two blocks live at a common step share no byte, except a declared in-place
   pair (input, output) where the input dies at the very step the output is born,
-  at the same offset and with the same size (the op overwrites element for element).
+  at the same offset and with the same size (the op overwrites element for element);
+- a declared view pair (source, view) at the same offset and size is one storage:
+  the two blocks become one, live from the first birth to the last death, and an
+  in-place pair naming either names that storage (a reshape's result is its
+  input's bytes; nothing may overwrite them while either is read).
 
 `check_module` reads a planned module (`df.offset` on ops, `df.arena_bytes` on
 functions and device modules) and rebuilds everything else from the IR with its
 own rules: sizes from shapes and its own element widths, live intervals from the
 uses (the return is the last step), which pairs may share in place (its own list of
-elementwise op names); arguments and constants must have no offset. Pairs are
+elementwise op names; a `df.reshape` at its input's offset is a view of it);
+arguments and constants must have no offset. Pairs are
 compared one by one (quadratic, obviously right), not with the planner's sweeps.
 """
 
@@ -65,15 +70,39 @@ def _in_place(a: Block, b: Block, pairs: set[tuple[str, str]]) -> bool:
     return False
 
 
+def merge_views(
+    blocks: list[Block], pairs: set[tuple[str, str]], views: set[tuple[str, str]]
+) -> tuple[list[Block], set[tuple[str, str]]]:
+    """Each view and its source as one block (the name of the first, the union of
+    their lifetimes), and the in-place pairs renamed to match."""
+    storage = {block.name: block.name for block in blocks}
+    by_name = {block.name: block for block in blocks}
+
+    def root(name: str) -> str:  # names outside the arena (pairs may hold them) stay
+        while storage.get(name, name) != name:
+            name = storage[name]
+        return name
+
+    for source, view in sorted(views):
+        a, b = by_name[root(source)], by_name[root(view)]
+        assert (a.offset, a.size) == (b.offset, b.size), f"{view} is not at {source}'s bytes"
+        merged = Block(a.name, a.size, a.offset, min(a.start, b.start), max(a.end, b.end))
+        by_name[a.name] = merged
+        storage[b.name] = a.name
+    merged_blocks = [by_name[b.name] for b in blocks if root(b.name) == b.name]
+    return merged_blocks, {(root(i), root(o)) for i, o in pairs}
+
+
 def check_blocks(
     blocks: list[Block],
     arena_bytes: int,
     pairs: set[tuple[str, str]] | None = None,
     alignment: int = ALIGNMENT,
+    views: set[tuple[str, str]] | None = None,
 ) -> None:
     """AssertionError naming the first fault; `pairs` are `(input, output)` names that
-    may share in place."""
-    allowed = pairs or set()
+    may share in place, `views` `(source, view)` names that are one storage."""
+    blocks, allowed = merge_views(blocks, pairs or set(), views or set())
     for block in blocks:
         assert block.offset % alignment == 0, f"{block.name} at {block.offset} is not aligned"
         assert block.offset >= 0, f"{block.name} at a negative offset {block.offset}"
@@ -115,12 +144,22 @@ def _may_share(op: Operation, operand: SSAValue, result: SSAValue) -> bool:
     return op.name in ELEMENTWISE and operand.type == result.type
 
 
-def _function_blocks(function: FuncOp) -> tuple[list[Block], set[tuple[str, str]]]:
+def _is_view(op: Operation, offsets: list[int], placed: dict[SSAValue, int]) -> bool:
+    """A reshape whose result sits at its input's offset: the input's own bytes."""
+    source = op.operands[0] if op.name == "df.reshape" else None
+    return source is not None and placed.get(source) == offsets[0]
+
+
+def _function_blocks(
+    function: FuncOp,
+) -> tuple[list[Block], set[tuple[str, str]], set[tuple[str, str]]]:
     ops = list(function.body.block.ops)
     step = {op: index for index, op in enumerate(ops)}
     names: dict[SSAValue, str] = {}
+    placed: dict[SSAValue, int] = {}
     blocks: list[Block] = []
     pairs: set[tuple[str, str]] = set()
+    views: set[tuple[str, str]] = set()
     for index, op in enumerate(ops):
         offsets = _offsets(op)
         if op.name == "df.constant" or not op.results:
@@ -131,6 +170,9 @@ def _function_blocks(function: FuncOp) -> tuple[list[Block], set[tuple[str, str]
         )
         for number, (result, offset) in enumerate(zip(op.results, offsets, strict=True)):
             names[result] = f"%{result.name_hint or ''}#{index}.{number}"
+            placed[result] = offset
+            if _is_view(op, offsets, placed):
+                views.add((names[op.operands[0]], names[result]))
             end = max((step[use.operation] for use in result.uses), default=index)
             blocks.append(Block(names[result], _size(result.type), offset, index, end))
             pairs |= {
@@ -138,14 +180,14 @@ def _function_blocks(function: FuncOp) -> tuple[list[Block], set[tuple[str, str]
                 for o in op.operands
                 if o in names and _may_share(op, o, result)
             }
-    return blocks, pairs
+    return blocks, pairs, views
 
 
 def check_function(function: FuncOp) -> int:
     """Check one planned function; returns the number of blocks."""
     arena = _int(function.attributes.get("df.arena_bytes"), f"@{function.sym_name.data}")
-    blocks, pairs = _function_blocks(function)
-    check_blocks(blocks, arena, pairs)
+    blocks, pairs, views = _function_blocks(function)
+    check_blocks(blocks, arena, pairs, views=views)
     return len(blocks)
 
 

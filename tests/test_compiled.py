@@ -39,6 +39,7 @@ from dialects import df
 from dialects.df.interpreter import run_function
 from frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 from frontend.builder import element_type
+from lowering.emit_numba import emit_modules
 from runtime import Program, ProgramError, load_program
 
 Array = NDArray[Any]
@@ -532,6 +533,44 @@ def test_shape_ops(tmp_path: Path, dtype: str) -> None:
         return {name: make() for name, make in makers.items()}
 
     check(tmp_path, arrays, body)
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "one-kernel-per-op"])
+def test_reshapes_of_arena_values_are_views(tmp_path: Path, fused: bool) -> None:
+    """A reshape of a computed value is a view of its bytes (no kernel): the value
+    stays intact while the view is read, even where an elementwise op would
+    otherwise overwrite it in place (unfused, `-a` is `a`'s last reader and a
+    candidate); views of views, of 0-d values, and a view read beside its source."""
+    rng = np.random.default_rng(21)
+    arrays = [normal(rng, (4, 6), "f32"), normal(rng, (), "f32")]
+
+    def body(g: Graph, x: Tensor, s: Tensor) -> dict[str, Tensor]:
+        a = x.exp()
+        r = a.reshape([6, 4])
+        n = -a
+        flat = r.reshape([24]).reshape([2, 12])
+        t = r.sqrt() + n.reshape([6, 4])
+        scalar = (s * 2.0).reshape([1, 1])
+        return {
+            "t": t * 1.0,
+            "flat": flat + 0.5,
+            "view beside source": (a + a.reshape([1, 4, 6])).reshape([4, 6]),
+            "scalar": scalar + scalar,
+        }
+
+    module, names = build(arrays, body)
+    expected = run_function(module, "main", arrays)
+    if fused:
+        write_modules(compile_module(module), tmp_path)
+    else:
+        apply_pipeline(module, "df-bufferize,df-plan-buffers,df-lower-host")
+        write_modules({"cpu_0.py": emit_modules(module)["cpu:0"]}, tmp_path)
+    program = load_program(tmp_path)
+    LOADED.append(program)
+    assert_same(program.run("main", arrays), expected, names)
+    kernels = program.parts[0].module.KERNEL_ARGUMENTS
+    # only the returned "view beside source" reshape copies (into the caller's output)
+    assert sum(name.startswith("reshape") for name in kernels) == 1, sorted(kernels)
 
 
 def test_zero_size_slices(tmp_path: Path) -> None:

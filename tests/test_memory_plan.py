@@ -74,7 +74,8 @@ def check_plan(schedule: Schedule, memory: MemoryPlan) -> None:
         for v in memory.intervals
     ]
     candidates = {(f"v{i}", f"v{o}") for step in schedule.steps for o, i in step.inplace}
-    check_blocks(blocks, memory.arena_bytes, candidates)
+    views = {(f"v{i}", f"v{o}") for step in schedule.steps for o, i in step.alias}
+    check_blocks(blocks, memory.arena_bytes, candidates, views=views)
     assert memory.lower_bound_bytes <= memory.arena_bytes <= memory.naive_bytes
     for name, arena in memory.arenas.items():
         assert arena >= memory.lower_bound_bytes, name
@@ -108,6 +109,53 @@ def test_the_argument_is_never_overwritten() -> None:
     memory = plan(schedule)
     assert memory.value_offsets() == {1: 0}
     assert 0 not in memory.intervals
+
+
+def test_a_view_keeps_its_source_alive() -> None:
+    # v2 is a view of v1 (a reshape); v3 could overwrite v1, whose own last reader
+    # it is, but v2 is read after: the bytes are not free, so no in-place.
+    values = (Value(64, in_arena=False), *(Value(64) for _ in range(4)))
+    steps = (
+        Step((0,), (1,)),
+        Step((1,), (2,), alias=((2, 1),)),
+        Step((1,), (3,), ((3, 1),)),
+        Step((2, 3), (4,)),
+        Step((4,)),
+    )
+    schedule = Schedule(values, steps)
+    memory = plan(schedule)
+    check_plan(schedule, memory)
+    assert memory.inplace_pairs == ()
+    offsets = memory.value_offsets()
+    assert offsets[2] == offsets[1] != offsets[3]
+    assert memory.intervals[1] == (0, 2) and memory.intervals[2] == (1, 3)
+    assert memory.lower_bound_bytes == 3 * 64  # step 3 reads v1/v2 and v3, writes v4
+    assert memory.naive_bytes == 3 * 64  # v1, v3, v4: the view has no block of its own
+
+
+def test_a_dying_view_and_source_can_be_overwritten() -> None:
+    # v1 -> v2 = view(v1) -> v3 = relu(v2): both die at step 2, so v3 takes their bytes.
+    values = (Value(64, in_arena=False), Value(64), Value(64), Value(64))
+    steps = (
+        Step((0,), (1,)),
+        Step((1,), (2,), alias=((2, 1),)),
+        Step((2,), (3,), ((3, 2),)),
+        Step((3,)),
+    )
+    schedule = Schedule(values, steps)
+    memory = plan(schedule)
+    check_plan(schedule, memory)
+    assert [b.values for b in memory.buffers] == [(1, 2, 3)]
+    assert memory.arena_bytes == memory.lower_bound_bytes == 64
+    assert memory.naive_bytes == 2 * 64
+
+
+def test_the_checker_refuses_overwriting_a_viewed_source() -> None:
+    # The plan the group-end rule prevents: v3 over v1 while its view v2 is still read.
+    blocks = [Block("v1", 64, 0, 0, 2), Block("v2", 64, 0, 1, 3), Block("v3", 64, 0, 2, 3)]
+    with pytest.raises(AssertionError, match="overlaps"):
+        check_blocks(blocks, 64, {("v1", "v3")}, views={("v1", "v2")})
+    check_blocks(blocks[:2], 64, views={("v1", "v2")})  # the view alone is fine
 
 
 def test_no_in_place_over_a_value_read_later() -> None:

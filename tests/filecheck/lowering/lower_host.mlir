@@ -130,6 +130,35 @@ func.func @fused(%x: tensor<4x1xf32>, %y: tensor<8xf32>) -> (tensor<4x8xf32>, te
 
 // -----
 
+// A reshape of an arena value is a view at its input's offset: no kernel, no
+// launch, no kernel (the kernels are numbered in order: %v takes no number). A
+// reshape of an argument copies through its kernel, and so does a reshape whose
+// result is returned (into the caller's output).
+
+// CHECK-LABEL: func.func @flatten(
+// CHECK-SAME:      %[[X:.*]]: memref<2x8xf32>)
+// CHECK-NEXT:    %[[ARENA:.*]] = dfrt.arena : memref<128xi8>
+// CHECK-NEXT:    %[[E:.*]] = dfrt.view %[[ARENA]][0] : memref<128xi8> -> memref<2x8xf32>
+// CHECK-NEXT:    dfrt.launch @exp_0(%[[X]], %[[E]])
+// CHECK-NEXT:    %[[V:.*]] = dfrt.view %[[ARENA]][0] : memref<128xi8> -> memref<16xf32>
+// CHECK-NEXT:    %[[C:.*]] = dfrt.view %[[ARENA]][64] : memref<128xi8> -> memref<16xf32>
+// CHECK-NEXT:    dfrt.launch @reshape_1(%[[X]], %[[C]])
+// CHECK-NEXT:    %[[A:.*]] = dfrt.view %[[ARENA]][0] : memref<128xi8> -> memref<16xf32>
+// CHECK-NEXT:    dfrt.launch @add_2(%[[V]], %[[C]], %[[A]])
+// CHECK-NEXT:    %[[O:.*]] = dfrt.output : memref<4x4xf32>
+// CHECK-NEXT:    dfrt.launch @reshape_3(%[[A]], %[[O]])
+// CHECK-NEXT:    func.return %[[O]]
+func.func @flatten(%x: tensor<2x8xf32>) -> tensor<4x4xf32> {
+  %e = df.exp %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %v = df.reshape %e : (tensor<2x8xf32>) -> tensor<16xf32>
+  %c = df.reshape %x : (tensor<2x8xf32>) -> tensor<16xf32>
+  %a = df.add %v, %c : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %o = df.reshape %a : (tensor<16xf32>) -> tensor<4x4xf32>
+  func.return %o : tensor<4x4xf32>
+}
+
+// -----
+
 // A placed module, partitioned first (PART): each device module gets its own
 // arena, globals and kernels. On cpu:0 the arguments are used as they are;
 // df.send and df.recv become dfrt.send of the value's view and dfrt.recv into a

@@ -128,6 +128,38 @@ builtin.module {
 
 // -----
 
+// A reshape of a value in the arena is a view: same offset as its input, and
+// the block lives until both are dead. %n cannot overwrite %a (whose last
+// reader it is) since the view %r is read after it; %s overwrites %r, and %a
+// with it, once both die; %t then overwrites %s. A reshape of the argument, or
+// whose result is returned, is a copy with its own block: %copy takes the bytes
+// of %n and its view %m, dead by then. Three blocks of 64 bytes.
+
+// CHECK-LABEL: func.func @views
+// CHECK-SAME:      attributes {df.arena_bytes = 192 : i64}
+// CHECK-NEXT:    %a = df.exp %x {df.offset = array<i64: [[A:[0-9]+]]>}
+// CHECK-NEXT:    %r = df.reshape %a {df.offset = array<i64: [[A]]>}
+// CHECK-NEXT:    %n = df.neg %a {df.offset = array<i64: [[N:[0-9]+]]>}
+// CHECK-NEXT:    %s = df.sqrt %r {df.offset = array<i64: [[A]]>}
+// CHECK-NEXT:    %m = df.reshape %n {df.offset = array<i64: [[N]]>}
+// CHECK-NEXT:    %t = df.add %s, %m {df.offset = array<i64: [[A]]>}
+// CHECK-NEXT:    %copy = df.reshape %x {df.offset = array<i64: [[N]]>}
+// CHECK-NEXT:    %out = df.reshape %t {df.offset = array<i64: [[O:[0-9]+]]>}
+// CHECK-NEXT:    func.return %out, %copy
+func.func @views(%x: tensor<4x4xf32>) -> (tensor<16xf32>, tensor<2x8xf32>) {
+  %a = df.exp %x : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = df.reshape %a : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %n = df.neg %a : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = df.sqrt %r : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m = df.reshape %n : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %t = df.add %s, %m : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %copy = df.reshape %x : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %out = df.reshape %t : (tensor<2x8xf32>) -> tensor<16xf32>
+  func.return %out, %copy : tensor<16xf32>, tensor<2x8xf32>
+}
+
+// -----
+
 // CHECK: df-plan-buffers: @main holds func.call: only df ops are planned (a callee would need its own part of the arena)
 func.func @f(%v: tensor<4xf32>) -> tensor<4xf32> {
   func.return %v : tensor<4xf32>
