@@ -17,17 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import cast
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     MemRefType,
     TensorType,
     UnrankedMemRefType,
+    i32,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dialects.df.types import shape_of
 from lowering.scalar_ops import lower_scalar
@@ -81,14 +84,23 @@ class KernelBody:
 
     def parallel(self, shape: Shape, build: Callable[[KernelBody, Index], None]) -> None:
         """An `scf.parallel` nest over `shape`; `build` gets the body and the index
-        (empty for rank 0)."""
+        (empty for rank 0). Loops are built with `create`, without the IRDL checks
+        of their constructors, as loads and stores are: the lowered module is
+        verified as a whole before emission."""
         extents = shape or (1,)
         inner = self.nested(Block(arg_types=[IndexType()] * len(extents)))
         build(inner, tuple(inner.block.args) if shape else ())
-        inner.add(scf.ReduceOp())
+        inner.add(scf.ReduceOp.create())
         zero, one = self.index(0), self.index(1)
         bounds = [self.index(e) for e in extents]
-        self.add(scf.ParallelOp([zero] * len(extents), bounds, [one] * len(extents), [inner.block]))
+        rank = len(extents)
+        self.add(
+            scf.ParallelOp.create(
+                operands=[*[zero] * rank, *bounds, *[one] * rank],
+                properties={"operandSegmentSizes": _segments(rank)},
+                regions=[Region(inner.block)],
+            )
+        )
 
     def loop(
         self,
@@ -100,9 +112,13 @@ class KernelBody:
         induction variable and the carried values, and returns the next ones."""
         inner = self.nested(Block(arg_types=[IndexType(), *(v.type for v in inits)]))
         carried = build(inner, inner.block.args[0], tuple(inner.block.args[1:]))
-        inner.add(scf.YieldOp(*carried))
+        inner.add(scf.YieldOp.create(operands=carried))
         zero, one, bound = self.index(0), self.index(1), self.index(extent)
-        op = scf.ForOp(zero, bound, one, list(inits), inner.block)
+        op = scf.ForOp.create(
+            operands=[zero, bound, one, *inits],
+            result_types=[v.type for v in inits],
+            regions=[Region(inner.block)],
+        )
         self.add(op)
         return tuple(op.results)
 
@@ -120,6 +136,13 @@ class KernelBody:
             return body.loops(extents[1:], carried, lambda b, ivs, c: build(b, (iv, *ivs), c))
 
         return self.loop(extents[0], inits, outer)
+
+
+@cache
+def _segments(rank: int) -> DenseArrayBase:
+    """`scf.parallel`'s operand segments: `rank` lower bounds, upper bounds and
+    steps, no initial values."""
+    return DenseArrayBase.from_list(i32, [rank, rank, rank, 0])
 
 
 def broadcast_index(body: KernelBody, index: Index, shape: Shape, operand: Shape) -> Index:
