@@ -27,6 +27,7 @@ from dflow.multidevice import is_partitioned, split_for_devices
 from dflow.pipeline import apply_pipeline
 from lowering.emit_numba import emit_modules, module_file_name
 from runtime import Program, load_program
+from runtime.library.openblas import numpy_openblas
 
 LOWERING_PIPELINE = "df-inline,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
 """From a (partitioned) graph to host functions and kernels."""
@@ -97,8 +98,10 @@ def cache_root() -> Path:
 
 @cache
 def _compiler_fingerprint() -> str:
-    """A hash of the compiler's and runtime's source, so a changed compiler recompiles."""
-    digest = hashlib.sha256()
+    """A hash of the compiler's and runtime's source and of the BLAS library the CPU
+    kernels link (`runtime/library/openblas.py`), so that a changed compiler or
+    NumPy build recompiles."""
+    digest = hashlib.sha256(str(numpy_openblas()).encode())
     root = Path(__file__).resolve().parent.parent
     for package in _COMPILER_PACKAGES:
         for path in sorted((root / package).rglob("*.py")):

@@ -367,6 +367,8 @@ def test_matmul(tmp_path: Path, dtype: str) -> None:
             "batched": a3 @ b3,
             "batched 4-D, both transposed": a4t.matmul(b4t, transpose_a=True, transpose_b=True),
             "matmul then add (fused)": (a @ b) + b[0:1, :],
+            "empty inner dimension (zeros)": a[:, 0:0] @ b[0:0, :],
+            "no rows": a[0:0, :] @ b,
         }
 
     check(tmp_path, arrays, body)

@@ -3,7 +3,7 @@
 
 Kernels call them as `lib.<routine>_<element>(inputs..., out, parameters...)`,
 writing `out` in place (the ABI of `func.call @dflow_<routine>_<element>` in the
-kernel IR). Matrix products go to BLAS through `np.dot` (floats) and
+kernel IR). Matrix products go to NumPy's BLAS (`blas.py`; else `np.dot`) and
 convolutions through im2col and one product per image; integer products and
 the pools are loops. Window parameters follow the `df` ops: strides (2), pads
 (top, left, bottom, right) and dilations (2), or kernel (2), strides, pads.
@@ -16,20 +16,48 @@ import math
 import numba
 import numpy as np
 
+from runtime.library.blas import DGEMM, NO_TRANSPOSE, ROW_MAJOR, SGEMM, TRANSPOSE
+
 _jit = numba.njit(cache=True, error_model="numpy")
 
 
-@_jit
-def _dot(a, b, out, transpose_a, transpose_b):
-    """`out = op(a) @ op(b)` for 2-D float arrays, through BLAS."""
-    if transpose_a and transpose_b:
-        np.dot(a.T, b.T, out)
-    elif transpose_a:
-        np.dot(a.T, b, out)
-    elif transpose_b:
-        np.dot(a, b.T, out)
-    else:
-        np.dot(a, b, out)
+if SGEMM is None or DGEMM is None:
+
+    @_jit
+    def _dot(a, b, out, transpose_a, transpose_b):
+        """`out = op(a) @ op(b)` for 2-D float arrays, through SciPy's BLAS."""
+        if transpose_a and transpose_b:
+            np.dot(a.T, b.T, out)
+        elif transpose_a:
+            np.dot(a.T, b, out)
+        elif transpose_b:
+            np.dot(a, b.T, out)
+        else:
+            np.dot(a, b, out)
+
+else:
+
+    @_jit
+    def _dot(a, b, out, transpose_a, transpose_b):
+        """`out = op(a) @ op(b)` for C-contiguous 2-D float arrays (every kernel
+        operand is one), through NumPy's BLAS; the leading dimensions are the row
+        lengths, at least 1 as CBLAS requires of empty matrices."""
+        rows, columns = out.shape
+        inner = a.shape[0] if transpose_a else a.shape[1]
+        if rows == 0 or columns == 0:
+            return
+        if inner == 0:
+            out[:, :] = 0
+            return
+        op_a = TRANSPOSE if transpose_a else NO_TRANSPOSE
+        op_b = TRANSPOSE if transpose_b else NO_TRANSPOSE
+        lda, ldb, ldc = max(1, a.shape[1]), max(1, b.shape[1]), columns
+        if out.itemsize == 4:  # float32 (else float64)
+            SGEMM(ROW_MAJOR, op_a, op_b, rows, columns, inner, 1.0, a.ctypes, lda, b.ctypes, ldb,
+                  0.0, out.ctypes, ldc)  # fmt: skip
+        else:
+            DGEMM(ROW_MAJOR, op_a, op_b, rows, columns, inner, 1.0, a.ctypes, lda, b.ctypes, ldb,
+                  0.0, out.ctypes, ldc)  # fmt: skip
 
 
 @_jit
