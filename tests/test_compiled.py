@@ -41,6 +41,8 @@ from frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d
 from frontend.builder import element_type
 from lowering.emit_numba import emit_modules
 from runtime import Program, ProgramError, load_program
+from runtime.library import cpu as cpu_library
+from runtime.library.blas import SGEMM
 
 Array = NDArray[Any]
 Body = Callable[..., dict[str, Tensor]]
@@ -1018,3 +1020,16 @@ def test_cli_run_compiled_reports_bad_inputs(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "input 'x' has dtype float64" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(SGEMM is None, reason="NumPy has no bundled OpenBLAS: np.dot is used")
+def test_blas_products_refuse_strided_operands() -> None:
+    """The CBLAS path reads rows by their length: kernels always pass C-contiguous
+    buffers, and anything else is refused, never read with the wrong strides."""
+    matmul: Any = cpu_library.matmul_f32
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out = np.empty((3, 4), np.float32)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        matmul(a[:3, :4], a[:4, :4].copy(), out, 0, 0)
+    matmul(a[:3, :4].copy(), a[:4, :4].copy(), out, 0, 0)
+    np.testing.assert_array_equal(out, a[:3, :4] @ a[:4, :4])

@@ -42,6 +42,8 @@ else:
         """`out = op(a) @ op(b)` for C-contiguous 2-D float arrays (every kernel
         operand is one), through NumPy's BLAS; the leading dimensions are the row
         lengths, at least 1 as CBLAS requires of empty matrices."""
+        if not (a.flags.c_contiguous and b.flags.c_contiguous and out.flags.c_contiguous):
+            raise ValueError("matmul: the operands must be C-contiguous")
         rows, columns = out.shape
         inner = a.shape[0] if transpose_a else a.shape[1]
         if rows == 0 or columns == 0:
