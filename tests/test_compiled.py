@@ -1026,7 +1026,7 @@ def test_cli_run_compiled_reports_bad_inputs(tmp_path: Path) -> None:
 def test_blas_products_refuse_strided_operands() -> None:
     """The CBLAS path reads rows by their length: kernels always pass C-contiguous
     buffers, and anything else is refused, never read with the wrong strides."""
-    matmul: Any = cpu_library.matmul_f32
+    matmul: Any = getattr(cpu_library, "matmul_f32")  # noqa: B009 (untyped numba dispatcher)
     a = np.arange(24, dtype=np.float32).reshape(4, 6)
     out = np.empty((3, 4), np.float32)
     with pytest.raises(ValueError, match="C-contiguous"):
