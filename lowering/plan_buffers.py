@@ -242,7 +242,7 @@ class PlanBuffersPass(ModulePass):
 
     stats: bool = False
     """Print, per function, how many results were written in place and the arena, its
-    lower bound and the naive size (every result apart), in bytes."""
+    lower bound and the naive size (every result apart, views excepted), in bytes."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         statistics = PassStatistics(self.name, self.stats)
