@@ -103,11 +103,25 @@ def test_broadcast_rejects(operands: tuple) -> None:
         ((2, 3), (3,), False),
         ((0,), (5,), False),
         ((2, 1), (3, 4), False),
+        ((4, 8), (1, 8), False),  # a target dimension of 1 does not absorb the source's 4
+        ((4,), (1,), False),
+        ((3, 1), (1, 5), False),
+        ((2, 0), (1, 0), False),
     ],
     ids=str,
 )
 def test_broadcasts_to(source: tuple, target: tuple, ok: bool) -> None:
     assert shapes.broadcasts_to(source, target) is ok
+    assert ok == _numpy_broadcasts(source, target)
+
+
+def _numpy_broadcasts(source: tuple, target: tuple) -> bool:
+    """NumPy's own answer, the independent oracle of `broadcasts_to`."""
+    try:
+        np.broadcast_to(np.empty(source), target)
+    except ValueError:
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------------- axes, reduce
@@ -537,6 +551,7 @@ VERIFY_CASES = [  # (op line, shapes its message must name)
     ),
     ("df.reshape %0 : (tensor<2x3xf32>) -> tensor<4x2xf32>", ["2x3", "4x2"]),
     ("df.broadcast_to %0 : (tensor<3x1xf32>) -> tensor<4x2xf32>", ["3x1", "4x2"]),
+    ("df.broadcast_to %0 : (tensor<4x8xf32>) -> tensor<1x8xf32>", ["4x8", "1x8"]),
     (
         "df.reduce_sum %0 {axes = array<i64: 0>} : (tensor<3x4xf32>) -> tensor<3xf32>",
         ["3x4", "tensor<3xf32>"],

@@ -83,6 +83,15 @@ func.func @broadcast_to_lower_rank(%x: tensor<4x8xf32>) {
 
 // -----
 
+// A target dimension of 1 cannot hold a source dimension of 4 (NumPy refuses it too).
+// CHECK: {{^}}df.broadcast_to: 4x8 does not broadcast to 1x8{{$}}
+func.func @broadcast_to_smaller(%x: tensor<4x8xf32>) {
+  %0 = df.broadcast_to %x : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}df.broadcast_to: 3 does not broadcast to scalar{{$}}
 func.func @broadcast_to_scalar(%x: tensor<3xi32>) {
   %0 = df.broadcast_to %x : (tensor<3xi32>) -> tensor<i32>
