@@ -11,6 +11,7 @@ exact, and every result must have the dtype of its element type.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -758,3 +759,73 @@ def test_slice(dtype: str, shape: tuple, start: tuple, limit: tuple) -> None:
     for index in np.ndindex(expected.shape):
         expected[index] = x[tuple(i + lo for i, lo in zip(index, start, strict=True))]
     check(run1(lambda v: SliceOp(v, start, limit), x), expected, dtype)
+
+
+# ----------------------------------------------------------------------------- NaN
+# NaN propagates through maximum, minimum, relu, reduce_max and max_pool2d as through
+# `np.maximum` (not `np.fmax`, which would drop it), and comparisons on NaN are false.
+# Expectations come from plain Python floats: `nan_max` / `nan_min` spell the rule out.
+
+
+def nan_max(values: Sequence[float]) -> float:
+    return math.nan if any(math.isnan(v) for v in values) else max(values)
+
+
+def nan_min(values: Sequence[float]) -> float:
+    return math.nan if any(math.isnan(v) for v in values) else min(values)
+
+
+NAN_A = [math.nan, 1.5, math.nan, -2.0, 3.0, -math.inf]
+NAN_B = [2.0, math.nan, math.nan, -3.0, 4.0, math.nan]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize(("op", "rule"), [(MaximumOp, nan_max), (MinimumOp, nan_min)])
+def test_maximum_minimum_propagate_nan(op: type[Operation], rule: Callable, dtype: str) -> None:
+    a, b = (np.array(v, DTYPES[dtype]) for v in (NAN_A, NAN_B))
+    expected = [rule([x, y]) for x, y in zip(NAN_A, NAN_B, strict=True)]
+    check(run1(op, a, b), expected, dtype)
+    check(run1(op, b, a), expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_relu_propagates_nan(dtype: str) -> None:
+    x = [math.nan, -1.0, 2.0, -math.inf]
+    check(run1(ReluOp, np.array(x, DTYPES[dtype])), [math.nan, 0.0, 2.0, 0.0], dtype)
+
+
+@pytest.mark.parametrize("op", list(UNARY), ids=lambda op: op.name)
+def test_unary_propagates_nan(op: type[Operation]) -> None:
+    x = np.array([math.nan, 0.5], np.float64)
+    assert np.isnan(run1(op, x)[0])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("axes", [None, [0], [1]], ids=str)
+def test_reduce_max_propagates_nan(dtype: str, axes: list[int] | None) -> None:
+    rows = [[1.0, 5.0, -2.0, 0.5], [3.0, 2.0, math.nan, 9.0], [-1.0, -4.0, -3.0, -2.0]]
+    if axes is None:
+        expected: object = nan_max([v for row in rows for v in row])
+    elif axes == [0]:
+        expected = [nan_max([row[j] for row in rows]) for j in range(4)]
+    else:
+        expected = [nan_max(row) for row in rows]
+    check(run1(lambda v: ReduceMaxOp(v, axes), np.array(rows, DTYPES[dtype])), expected, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_max_pool2d_propagates_nan(dtype: str) -> None:
+    """The NaN sits in a window's first, middle and last positions across the strides."""
+    x = random((1, 2, 5, 5), dtype, seed=40)
+    x[0, 0, 1, 1] = x[0, 1, 2, 4] = math.nan
+    kernel, strides, pads = (3, 3), (1, 2), (1, 1, 1, 1)
+    actual = run1(lambda v: MaxPool2DOp(v, kernel=kernel, strides=strides, pads=pads), x)
+    check(actual, pool_loops(wide(x), kernel, strides, pads, nan_max), dtype)
+
+
+@pytest.mark.parametrize("op", COMPARISONS, ids=lambda op: op.name)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_comparisons_with_nan_are_false(op: type[Operation], dtype: str) -> None:
+    a, b = (np.array(v, DTYPES[dtype]) for v in (NAN_A, NAN_B))
+    expected = [COMPARISONS[op](x, y) for x, y in zip(NAN_A, NAN_B, strict=True)]
+    check(run1(op, a, b), np.array(expected), "i1")
