@@ -562,3 +562,33 @@ def test_fused_programs_plan_one_block_per_kernel_result(seed: int) -> None:
         offsets = op.attributes["df.offset"]
         assert isinstance(offsets, DenseArrayBase)
         assert len(offsets.get_values()) == len(op.results)
+
+
+# A comparison that broadcasts its f32 operand (8 elements, 32 bytes) to an i1 result
+# of 4x8 (32 bytes): equal bytes, different element types and shapes. Writing the
+# result over `%a` element for element would clobber floats still to be read.
+MIXED_TYPES = """\
+func.func @main(%x: tensor<8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %a = df.exp %x : (tensor<8xf32>) -> tensor<8xf32>
+  %c = df.less %a, %y : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  %s = df.select %c, %y, %x : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+"""
+
+
+def test_no_in_place_across_element_types_of_equal_bytes() -> None:
+    module = planned(parse_module(MIXED_TYPES, "mixed.mlir"))
+    function = next(iter(module.ops))
+    assert isinstance(function, FuncOp)
+    a, c, _, _ = function.body.block.ops
+    assert first_offset(a) != first_offset(c)
+    [memory] = plan_entry(module, "main").values()
+    assert memory.inplace_pairs == ()
+    assert check_module(module) == 3
+    rng = np.random.default_rng(7)
+    inputs = [rng.normal(size=(8,)).astype(np.float32), rng.normal(size=(4, 8)).astype(np.float32)]
+    x, y = inputs
+    expected = np.where(np.exp(x) < y, y, x)
+    [actual] = run_in_arena(function, inputs)
+    np.testing.assert_array_equal(actual, expected)
