@@ -138,6 +138,28 @@ def test_unary(body: Body, make: Callable[..., Array]) -> None:
     check_gradients(body, make(3, 4))
 
 
+KINKS = [-1.5, -0.0, 0.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("body", "slope"),
+    [
+        pytest.param(lambda x: x.relu(), lambda v: 1.0 if v > 0 else 0.0, id="relu"),
+        pytest.param(abs, lambda v: -1.0 if v < 0 else 1.0, id="abs"),
+    ],
+)
+def test_relu_and_abs_at_zero(body: Body, slope: Callable[[float], float]) -> None:
+    """At their kink the rules pick one side: relu passes the gradient only where its
+    input is positive (relu'(0) = 0, as TF and PyTorch), abs negates it only where its
+    input is negative (abs'(0) = +1); -0.0 is zero, not negative."""
+    x = np.array(KINKS)
+    module = differentiate(loss_module(body, [x]), [0])
+    _, grad = run_function(module, "main_grad", [x])
+    weights = rng(99).uniform(-1.0, 1.0, len(KINKS))
+    expected = [w * slope(v) for w, v in zip(weights, KINKS, strict=True)]
+    np.testing.assert_array_equal(grad, expected)
+
+
 BINARY: list[tuple[str, Body]] = [
     ("add", lambda a, b: a + b),
     ("sub", lambda a, b: a - b),
