@@ -781,9 +781,11 @@ NAN_B = [2.0, math.nan, math.nan, -3.0, 4.0, math.nan]
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize(("op", "rule"), [(MaximumOp, nan_max), (MinimumOp, nan_min)])
-def test_maximum_minimum_propagate_nan(op: type[Operation], rule: Callable, dtype: str) -> None:
+def test_maximum_minimum_propagate_nan(
+    op: type[Operation], rule: Callable[[Sequence[float]], float], dtype: str
+) -> None:
     a, b = (np.array(v, DTYPES[dtype]) for v in (NAN_A, NAN_B))
-    expected = [rule([x, y]) for x, y in zip(NAN_A, NAN_B, strict=True)]
+    expected = np.array([rule([x, y]) for x, y in zip(NAN_A, NAN_B, strict=True)])
     check(run1(op, a, b), expected, dtype)
     check(run1(op, b, a), expected, dtype)
 
@@ -791,7 +793,7 @@ def test_maximum_minimum_propagate_nan(op: type[Operation], rule: Callable, dtyp
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_relu_propagates_nan(dtype: str) -> None:
     x = [math.nan, -1.0, 2.0, -math.inf]
-    check(run1(ReluOp, np.array(x, DTYPES[dtype])), [math.nan, 0.0, 2.0, 0.0], dtype)
+    check(run1(ReluOp, np.array(x, DTYPES[dtype])), np.array([math.nan, 0.0, 2.0, 0.0]), dtype)
 
 
 @pytest.mark.parametrize("op", list(UNARY), ids=lambda op: op.name)
@@ -805,12 +807,13 @@ def test_unary_propagates_nan(op: type[Operation]) -> None:
 def test_reduce_max_propagates_nan(dtype: str, axes: list[int] | None) -> None:
     rows = [[1.0, 5.0, -2.0, 0.5], [3.0, 2.0, math.nan, 9.0], [-1.0, -4.0, -3.0, -2.0]]
     if axes is None:
-        expected: object = nan_max([v for row in rows for v in row])
+        expected = np.array(nan_max([v for row in rows for v in row]))
     elif axes == [0]:
-        expected = [nan_max([row[j] for row in rows]) for j in range(4)]
+        expected = np.array([nan_max([row[j] for row in rows]) for j in range(4)])
     else:
-        expected = [nan_max(row) for row in rows]
-    check(run1(lambda v: ReduceMaxOp(v, axes), np.array(rows, DTYPES[dtype])), expected, dtype)
+        expected = np.array([nan_max(row) for row in rows])
+    actual = run1(lambda v: ReduceMaxOp(v, axes), np.array(rows, DTYPES[dtype]))
+    check(actual, expected, dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -827,5 +830,5 @@ def test_max_pool2d_propagates_nan(dtype: str) -> None:
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_comparisons_with_nan_are_false(op: type[Operation], dtype: str) -> None:
     a, b = (np.array(v, DTYPES[dtype]) for v in (NAN_A, NAN_B))
-    expected = [COMPARISONS[op](x, y) for x, y in zip(NAN_A, NAN_B, strict=True)]
-    check(run1(op, a, b), np.array(expected), "i1")
+    expected = np.array([COMPARISONS[op](x, y) for x, y in zip(a, b, strict=True)])
+    check(run1(op, a, b), expected, "i1")

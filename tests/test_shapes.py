@@ -115,7 +115,7 @@ def test_broadcasts_to(source: tuple, target: tuple, ok: bool) -> None:
     assert ok == _numpy_broadcasts(source, target)
 
 
-def _numpy_broadcasts(source: tuple, target: tuple) -> bool:
+def _numpy_broadcasts(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
     """NumPy's own answer, the independent oracle of `broadcasts_to`."""
     try:
         np.broadcast_to(np.empty(source), target)
