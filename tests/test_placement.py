@@ -1,6 +1,7 @@
 """`df-place-devices`: the placement rules on builder-made graphs, the report and its
-numbers, HEFT on independent branches, cycles of groups, errors, and that placing
-never changes what a program computes.
+numbers, HEFT on independent branches, cycles of groups, errors, and that placed
+random programs (pins, a colocation group) keep every rule and, partitioned and run
+one interpreter per device, compute what the unpartitioned program computes.
 
 Hand-computed figures use overridden cost parameters (1 GFLOP/s, 1 GB/s ...) so
 every time is a round number of microseconds.
@@ -16,12 +17,14 @@ from typing import Any
 import numpy as np
 import pytest
 from graphgen import random_graph
+from partition_checker import check_partitioned
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f32
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
 from dflow.feeds import random_inputs
+from dflow.multidevice import run_partitioned
 from dflow.pipeline import apply_pipeline
 from dflow.source import make_context, parse_module
 from dialects import df
@@ -568,29 +571,78 @@ def test_errors(make: Callable[[], ModuleOp], options: dict[str, Any], message: 
     assert str(error.value) == "df-place-devices: " + message
 
 
-# --- placement never changes results ------------------------------------------------------
+# --- placed programs run right -----------------------------------------------------------
+# Placing only annotates, so the interpreter cannot tell a placed program from the
+# original: what placement can break is the program its decisions make. Random graphs
+# get pins and a colocation group, are placed, and each decision is checked; then the
+# program is partitioned and run with one interpreter per device, which must give the
+# unpartitioned results bit for bit.
 
 DEVICE_POOL = ("cpu:0", "cpu:1", "gpu:0", "gpu:1")
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_placing_random_graphs_keeps_their_results(seed: int) -> None:
+def constrain(
+    module: ModuleOp, devices: list[str], seed: int
+) -> tuple[dict[Operation, str], list[Operation]]:
+    """Pin two ops to the first two devices (where they can run there) and colocate two
+    other ops; returns the pins and the group."""
     rng = np.random.default_rng(seed)
-    count = int(rng.integers(1, len(DEVICE_POOL) + 1))
-    devices = ",".join(rng.permutation(DEVICE_POOL)[:count])
+    ops = [op for op in df_ops(module) if not isinstance(op, df.ConstantOp)]
+    chosen = [ops[int(i)] for i in rng.choice(len(ops), size=4, replace=False)]
+    pins = {op: d for op, d in zip(chosen[:2], devices, strict=False) if device_can_run(d, op)}
+    for op, pinned in pins.items():
+        op.attributes[DEVICE] = StringAttr(pinned)
+    group = chosen[2:]
+    for op in group:
+        op.attributes[COLOCATE] = StringAttr("together")
+    return pins, group
+
+
+def check_decisions(
+    module: ModuleOp,
+    report: PlacementReport,
+    devices: list[str],
+    pins: dict[Operation, str],
+    group: list[Operation],
+) -> None:
+    """Every op on a listed device that can run it, pins kept, the group on one device,
+    and under `single` every op it placed on the first listed device able to run it."""
+    ops = df_ops(module)
+    placed = {op: device_of(op) for op in ops}
+    assert [p.op for p in report.functions[0].ops] == [op.name for op in ops]
+    for op, decision in zip(ops, report.functions[0].ops, strict=True):
+        assert placed[op] == decision.device in devices and device_can_run(placed[op], op)
+        if decision.rule == "single":
+            assert placed[op] == next(d for d in devices if device_can_run(d, op))
+    assert {op: placed[op] for op in pins} == pins
+    assert len({placed[op] for op in group}) == 1
+
+
+def device_of(op: Operation) -> str:
+    attr = op.attributes[DEVICE]
+    assert isinstance(attr, StringAttr)
+    return attr.data
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_placed_random_graphs_partition_and_run_like_one_device(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    devices = [str(d) for d in rng.permutation(DEVICE_POOL)[: int(rng.integers(2, 5))]]
     strategy = ("cost", "single")[seed % 2]
-    original = random_graph(seed)
+    original = random_graph(seed, min_ops=30)
     module = original.clone()
     main = next(op for op in original.ops if isinstance(op, FuncOp))
     inputs = random_inputs(main, seed=seed)
-    report = place(module, devices=devices, strategy=strategy)
+    pins, group = constrain(module, devices, seed)
+    report = place(module, devices=",".join(devices), strategy=strategy)
     module.verify()
-    for op in df_ops(module):
-        attr = op.attributes[DEVICE]
-        assert isinstance(attr, StringAttr) and attr.data in devices.split(",")
+    check_decisions(module, report, devices, pins, group)
     assert sum(load.ops for load in report.totals().values()) == len(df_ops(module))
     assert report.makespan_s > 0
-    before = run_function(original, "main", inputs)
-    after = run_function(module, "main", inputs)
-    for expected, actual in zip(before, after, strict=True):
-        np.testing.assert_array_equal(actual, expected)
+    apply_pipeline(module, "df-partition")
+    assert check_partitioned(module) > 0
+    expected = run_function(original, "main", inputs)
+    actual = run_partitioned(module, "main", inputs, timeout=10)
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
