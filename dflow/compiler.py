@@ -29,7 +29,7 @@ from lowering.emit_numba import emit_modules, module_file_name
 from runtime import Program, load_program
 from runtime.library.openblas import numpy_openblas
 
-LOWERING_PIPELINE = "df-inline,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
+LOWERING_PIPELINE = "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
 """From a (partitioned) graph to host functions and kernels."""
 
 _COMPILER_PACKAGES = ("dialects", "lowering", "runtime")

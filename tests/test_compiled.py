@@ -769,6 +769,215 @@ def test_a_gradient_program(tmp_path: Path, devices: str | None) -> None:
     assert_same(program.run("main_grad", inputs), expected, names)
 
 
+# ----------------------------------------------------------------------------- real programs
+
+TWO_CPUS = [None, "cpu:0,cpu:1"]
+
+UNUSED_VALUES = """
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %a = df.exp %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = df.neg %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = df.softmax %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = df.matmul %x, %w {df.device = "cpu:1"}
+      : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %r = df.relu %m {df.device = "cpu:1"} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %t = df.reduce_sum %r {axes = array<i64: 1>, df.device = "cpu:1"}
+      : (tensor<4x3xf32>) -> tensor<4xf32>
+  %y = df.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = df.tanh %y {df.device = "cpu:1"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %k = df.reduce_max %c {axes = array<i64: 1>, df.device = "cpu:1"}
+      : (tensor<4x8xf32>) -> tensor<4xf32>
+  %u = df.sigmoid %k : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y, %k : tensor<4x8xf32>, tensor<4xf32>
+}
+"""
+
+
+def check_text(
+    directory: Path, text: str, devices: str | None = None, entries: Sequence[str] = ("main",)
+) -> Program:
+    """The program `text`, compiled for `devices`, equals the interpreter on seeded
+    inputs for each of `entries`; returns the program."""
+    module = parse_module(text, "program.mlir")
+    runs: list[tuple[str, list[Array], Sequence[Any]]] = []
+    for entry in entries:
+        function = next(f for f in module.ops if getattr(f, "sym_name", None) == StringAttr(entry))
+        inputs = random_inputs(function, 5)  # type: ignore[arg-type]
+        runs.append((entry, inputs, run_function(module, entry, inputs)))
+    program = compile_to(module, directory, devices)
+    for entry, inputs, expected in runs:
+        names = [f"@{entry} result {i}" for i in range(len(expected))]
+        assert_same(program.run(entry, inputs, timeout=20), expected, names)
+    return program
+
+
+@pytest.mark.parametrize("devices", TWO_CPUS)
+def test_unused_values_and_groups_are_dropped(tmp_path: Path, devices: str | None) -> None:
+    """Two chained unused elementwise ops (a fused group with no results), an unused
+    softmax, a whole unused matmul group and an unused sigmoid of a value received
+    from another device: the lowering drops them (`df-prune` before `df-fuse`), so
+    the program compiles, launches no kernel for them, and still equals the
+    interpreter, on one device and with the pins on cpu:1."""
+    module = parse_module(UNUSED_VALUES, "unused.mlir")
+    inputs = random_inputs(next(iter(module.ops)), 3)  # type: ignore[arg-type]
+    pruned = apply_pipeline(module.clone(), "df-inline,df-prune")
+    assert_same(
+        run_function(pruned, "main", inputs), run_function(module, "main", inputs), ["y", "k"]
+    )
+    program = check_text(tmp_path, UNUSED_VALUES, devices)
+    kernels = [name for part in program.parts for name in part.module.KERNEL_ARGUMENTS]
+    assert not [k for k in kernels if re.match(r"(softmax|neg|sigmoid|fused_exp)", k)], kernels
+    assert len(kernels) == 2, kernels  # relu on cpu:0; tanh and reduce_max, fused
+
+
+RETURNED = """
+func.func @main(%x: tensor<2x3xf32>, %n: tensor<3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>,
+    tensor<2x3xf32>, tensor<3xi32>, tensor<2xf64>, tensor<2xf64>, tensor<i1>, tensor<2x3xf32>) {
+  %c = df.constant dense<[2.0, -1.5]> : tensor<2xf64>
+  %t = df.constant dense<true> : tensor<i1>
+  %y = df.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %z = df.neg %y {df.device = "cpu:1"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %y, %y, %x, %n, %c, %c, %t, %z : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
+      tensor<3xi32>, tensor<2xf64>, tensor<2xf64>, tensor<i1>, tensor<2x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("devices", TWO_CPUS)
+def test_results_returned_twice_arguments_and_constants(
+    tmp_path: Path, devices: str | None
+) -> None:
+    """A value returned twice, a returned argument and a returned constant (twice),
+    and a result computed from a value sent to another device."""
+    program = check_text(tmp_path, RETURNED, devices)
+    inputs = random_inputs(next(iter(parse_module(RETURNED, "r.mlir").ops)), 1)  # type: ignore[arg-type]
+    kept = inputs[0].copy()
+    program.run("main", inputs)[2][...] = 0  # the returned argument is a copy
+    assert np.array_equal(inputs[0], kept)
+
+
+NOTHING_USED = """
+func.func @main(%x: tensor<4xf32>) {
+  %a = df.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = df.softmax %a {df.device = "cpu:1"} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+func.func @only_constant() -> tensor<2xi64> {
+  %c = df.constant dense<[3, -4]> : tensor<2xi64>
+  func.return %c : tensor<2xi64>
+}
+"""
+
+
+@pytest.mark.parametrize("devices", TWO_CPUS)
+def test_an_entry_that_returns_nothing_and_one_of_a_constant(
+    tmp_path: Path, devices: str | None
+) -> None:
+    check_text(tmp_path, NOTHING_USED, devices, entries=("main", "only_constant"))
+
+
+SEVERAL_FUNCTIONS = """
+func.func @layer(%x: tensor<2x4xf64>, %w: tensor<4x4xf64>) -> (tensor<2x4xf64>, tensor<2x4xf64>) {
+  %m = df.matmul %x, %w : (tensor<2x4xf64>, tensor<4x4xf64>) -> tensor<2x4xf64>
+  %h = df.tanh %m : (tensor<2x4xf64>) -> tensor<2x4xf64>
+  %unused = df.exp %h : (tensor<2x4xf64>) -> tensor<2x4xf64>
+  func.return %h, %x : tensor<2x4xf64>, tensor<2x4xf64>
+}
+func.func @main(%x: tensor<2x4xf64>, %w: tensor<4x4xf64>) -> (tensor<2x4xf64>, tensor<2x4xf64>) {
+  %a:2 = func.call @layer(%x, %w)
+      : (tensor<2x4xf64>, tensor<4x4xf64>) -> (tensor<2x4xf64>, tensor<2x4xf64>)
+  %b:2 = func.call @layer(%a#0, %w)
+      : (tensor<2x4xf64>, tensor<4x4xf64>) -> (tensor<2x4xf64>, tensor<2x4xf64>)
+  %s = df.add %b#0, %a#1 : (tensor<2x4xf64>, tensor<2x4xf64>) -> tensor<2x4xf64>
+  func.return %s, %b#1 : tensor<2x4xf64>, tensor<2x4xf64>
+}
+"""
+
+
+@pytest.mark.parametrize("devices", TWO_CPUS)
+def test_several_functions_calling_each_other(tmp_path: Path, devices: str | None) -> None:
+    """Calls inlined; the callee's unused value and returned argument, and the callee as
+    an entry of its own."""
+    check_text(tmp_path, SEVERAL_FUNCTIONS, devices, entries=("main", "layer"))
+
+
+SIZE_ZERO = """
+func.func @main(%x: tensor<0x8xf32>, %w: tensor<8x3xf32>, %v: tensor<3x0xf32>,
+    %u: tensor<0x5xf32>, %r: tensor<1x8xf32>) -> (tensor<0x8xf32>, tensor<8xf32>, tensor<0xf32>,
+    tensor<1x8xf32>, tensor<0x3xf32>, tensor<3x5xf32>, tensor<0x8xf32>, tensor<8xf32>,
+    tensor<8x0xf32>, tensor<0x8xi1>) {
+  %e = df.exp %x : (tensor<0x8xf32>) -> tensor<0x8xf32>
+  %a = df.add %e, %r : (tensor<0x8xf32>, tensor<1x8xf32>) -> tensor<0x8xf32>
+  %s = df.reduce_sum %a {axes = array<i64: 0>} : (tensor<0x8xf32>) -> tensor<8xf32>
+  %m = df.reduce_max %a {axes = array<i64: 1>, df.device = "cpu:1"}
+      : (tensor<0x8xf32>) -> tensor<0xf32>
+  %k = df.reduce_mean %x {axes = array<i64: 0>, keepdims = true}
+      : (tensor<0x8xf32>) -> tensor<1x8xf32>
+  %p = df.matmul %x, %w : (tensor<0x8xf32>, tensor<8x3xf32>) -> tensor<0x3xf32>
+  %q = df.matmul %v, %u {df.device = "cpu:1"}
+      : (tensor<3x0xf32>, tensor<0x5xf32>) -> tensor<3x5xf32>
+  %f = df.softmax %a : (tensor<0x8xf32>) -> tensor<0x8xf32>
+  %t = df.transpose %a {perm = array<i64: 1, 0>} : (tensor<0x8xf32>) -> tensor<8x0xf32>
+  %g = df.greater %a, %r : (tensor<0x8xf32>, tensor<1x8xf32>) -> tensor<0x8xi1>
+  %c = df.reduce_sum %t {axes = array<i64: 1>} : (tensor<8x0xf32>) -> tensor<8xf32>
+  func.return %a, %s, %m, %k, %p, %q, %f, %c, %t, %g : tensor<0x8xf32>, tensor<8xf32>,
+      tensor<0xf32>, tensor<1x8xf32>, tensor<0x3xf32>, tensor<3x5xf32>, tensor<0x8xf32>,
+      tensor<8xf32>, tensor<8x0xf32>, tensor<0x8xi1>
+}
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")  # NumPy's, in the interpreter
+@pytest.mark.parametrize("devices", TWO_CPUS)
+def test_size_zero_dimensions(tmp_path: Path, devices: str | None) -> None:
+    """Size-0 axes through elementwise ops (broadcast against a size-1 axis), compares,
+    reductions over and beside them (sums of nothing are 0), softmax, transpose and
+    products with an empty outer or inner dimension (the latter all zeros)."""
+    check_text(tmp_path, SIZE_ZERO, devices)
+
+
+def every_element_type(element: str) -> str:
+    """A program over `element`: compare, select, transpose, casts to f64 and back,
+    reshape, concat and slice, and for numbers also add, abs, reduce_max and matmul;
+    results of each kind, an argument among them."""
+    t, v = f"tensor<3x4x{element}>", f"tensor<4x{element}>"
+    lines = [
+        f"%g = df.greater_equal %x, %y : ({t}, {v}) -> tensor<3x4xi1>",
+        f'%e = df.select %g, %x, %y {{df.device = "cpu:1"}} : (tensor<3x4xi1>, {t}, {v}) -> {t}',
+        f"%p = df.transpose %e {{perm = array<i64: 1, 0>}} : ({t}) -> tensor<4x3x{element}>",
+        f"%f = df.cast %p : (tensor<4x3x{element}>) -> tensor<4x3xf64>",
+        "%r = df.reshape %f : (tensor<4x3xf64>) -> tensor<3x4xf64>",
+        f"%k = df.cast %r : (tensor<3x4xf64>) -> {t}",
+        f"%c = df.concat %e, %k {{axis = 0}} : ({t}, {t}) -> tensor<6x4x{element}>",
+        "%h = df.slice %c {start = array<i64: 2, 0>, limit = array<i64: 5, 4>}"
+        f" : (tensor<6x4x{element}>) -> {t}",
+    ]
+    results = {"%e": t, "%g": "tensor<3x4xi1>", "%x": t, "%p": f"tensor<4x3x{element}>"}
+    results |= {"%r": "tensor<3x4xf64>", "%h": t}
+    if element != "i1":
+        lines += [
+            f"%a = df.add %x, %y : ({t}, {v}) -> {t}",
+            f'%b = df.abs %a {{df.device = "cpu:1"}} : ({t}) -> {t}',
+            f"%s = df.reduce_max %b {{axes = array<i64: 0>}} : ({t}) -> {v}",
+            f"%m = df.matmul %x, %a {{transpose_b = true}} : ({t}, {t}) -> tensor<3x3x{element}>",
+        ]
+        results |= {"%b": t, "%s": v, "%m": f"tensor<3x3x{element}>"}
+    types = ", ".join(results.values())
+    body = "\n  ".join(lines)
+    return f"""
+func.func @main(%x: {t}, %y: {v}) -> ({types}) {{
+  {body}
+  func.return {", ".join(results)} : {types}
+}}
+"""
+
+
+@pytest.mark.parametrize("devices", TWO_CPUS)
+@pytest.mark.parametrize("element", [*NUMBERS, "i1"])
+def test_every_element_type(tmp_path: Path, element: str, devices: str | None) -> None:
+    check_text(tmp_path, every_element_type(element), devices)
+
+
 # ----------------------------------------------------------------------------- random graphs
 
 
