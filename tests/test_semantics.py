@@ -1,4 +1,5 @@
-"""Numerics of every `df` op, run through the interpreter on seeded random inputs.
+"""Numerics of every `df` op, run through the interpreter on seeded random inputs
+(and, for the identity of an empty reduction, compiled too).
 
 Each test builds a `func.func @main` around one op (its operands are the function's
 arguments), runs it with `run_function`, and compares with an expected value written
@@ -13,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +36,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region
 from xdsl.parser import Parser
 
+from dflow.compiler import compile_module, write_modules
+from dflow.source import parse_module
 from dialects.df import (
     DF,
     AbsOp,
@@ -81,6 +85,7 @@ from dialects.df import (
     TransposeOp,
 )
 from dialects.df.interpreter import run_function
+from runtime import load_program
 
 Array = np.ndarray
 
@@ -832,3 +837,76 @@ def test_comparisons_with_nan_are_false(op: type[Operation], dtype: str) -> None
     a, b = (np.array(v, DTYPES[dtype]) for v in (NAN_A, NAN_B))
     expected = np.array([COMPARISONS[op](x, y) for x, y in zip(a, b, strict=True)])
     check(run1(op, a, b), expected, "i1")
+
+
+# ----------------------------------------------------------------------------- empty axes
+# A reduction over a size-0 axis gives its identity: reduce_sum 0, reduce_mean NaN
+# (0 / 0), reduce_max the lowest value of the type (-inf, or the smallest integer),
+# which is where the compiled kernels' accumulators start. The interpreter and a
+# compiled program must agree on it.
+
+
+def lowest_value(dtype: str) -> float:
+    """-inf for floats, -2**(bits - 1) for integers: written from the bit width."""
+    target = DTYPES[dtype]
+    return -math.inf if target.kind == "f" else -(2 ** (8 * target.itemsize - 1))
+
+
+EMPTY_REDUCTIONS = [  # input shape, axes, keepdims, result shape
+    ((0, 3), [0], False, (3,)),
+    ((2, 0), [1], True, (2, 1)),
+    ((4, 0, 2), [1], False, (4, 2)),
+    ((0, 3), None, False, ()),
+    ((2, 0), [0], False, (0,)),  # beside the empty axis: nothing to reduce, no result
+]
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")
+@pytest.mark.parametrize("dtype", NUMBERS)
+@pytest.mark.parametrize(("shape", "axes", "keepdims", "result"), EMPTY_REDUCTIONS, ids=str)
+def test_reductions_over_an_empty_axis_give_their_identity(
+    dtype: str, shape: tuple, axes: list[int] | None, keepdims: bool, result: tuple
+) -> None:
+    x = np.zeros(shape, DTYPES[dtype])
+    identities = {ReduceSumOp: 0, ReduceMaxOp: lowest_value(dtype), ReduceMeanOp: math.nan}
+    for op, identity in identities.items():
+        if op is ReduceMeanOp and dtype not in FLOATS:
+            continue
+        check(run1(lambda v, op=op: op(v, axes, keepdims), x), np.full(result, identity), dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_softmax_over_an_empty_axis(dtype: str) -> None:
+    actual = run1(lambda v: SoftmaxOp(v, 1), np.zeros((3, 0), DTYPES[dtype]))
+    check(actual, np.zeros((3, 0)), dtype)
+
+
+EMPTY_MAX = """
+func.func @main(%a: tensor<0x3xf32>, %b: tensor<2x0xf64>, %c: tensor<0x3xi32>,
+    %d: tensor<4x0x2xi64>) -> (tensor<3xf32>, tensor<2x1xf64>, tensor<3xi32>, tensor<4x2xi64>,
+    tensor<f32>) {
+  %0 = df.reduce_max %a {axes = array<i64: 0>} : (tensor<0x3xf32>) -> tensor<3xf32>
+  %1 = df.reduce_max %b {axes = array<i64: 1>, keepdims = true}
+      : (tensor<2x0xf64>) -> tensor<2x1xf64>
+  %2 = df.reduce_max %c {axes = array<i64: 0>} : (tensor<0x3xi32>) -> tensor<3xi32>
+  %3 = df.reduce_max %d {axes = array<i64: 1>} : (tensor<4x0x2xi64>) -> tensor<4x2xi64>
+  %4 = df.reduce_max %a : (tensor<0x3xf32>) -> tensor<f32>
+  func.return %0, %1, %2, %3, %4 : tensor<3xf32>, tensor<2x1xf64>, tensor<3xi32>,
+      tensor<4x2xi64>, tensor<f32>
+}
+"""
+
+
+def test_compiled_reduce_max_over_an_empty_axis_agrees(tmp_path: Path) -> None:
+    """The compiled program (numba kernels) and the interpreter give the same identity."""
+    inputs = [np.zeros(s, DTYPES[d]) for s, d in [((0, 3), "f32"), ((2, 0), "f64")]]
+    inputs += [np.zeros((0, 3), np.int32), np.zeros((4, 0, 2), np.int64)]
+    module = parse_module(EMPTY_MAX, "empty_max.mlir")
+    interpreted = run_function(module, "main", inputs)
+    write_modules(compile_module(module), tmp_path)
+    compiled = load_program(tmp_path).run("main", inputs)
+    expected = [(3,), (2, 1), (3,), (4, 2), ()]
+    dtypes = ["f32", "f64", "i32", "i64", "f32"]
+    for got, want, shape, dtype in zip(compiled, interpreted, expected, dtypes, strict=True):
+        check(np.asarray(got), np.full(shape, lowest_value(dtype)), dtype)
+        check(want, np.full(shape, lowest_value(dtype)), dtype)

@@ -23,8 +23,20 @@ def sigmoid(x: Array) -> Array:
     return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
 
 
+def lowest(dtype: np.dtype[Any]) -> Any:
+    """The identity of maximum in `dtype`: -inf for floats, the smallest integer.
+    The maximum of nothing is this value (as the compiled kernels start from it),
+    not NumPy's "zero-size array" error."""
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def reduce_max(x: Array, axes: tuple[int, ...], keepdims: bool) -> Array:
+    """Maximum over `axes`; NaN propagates, and an empty axis gives `lowest`."""
+    return np.max(x, axis=axes, keepdims=keepdims, initial=lowest(x.dtype))
+
+
 def softmax(x: Array, axis: int) -> Array:
-    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    shifted = np.exp(x - reduce_max(x, (axis,), keepdims=True))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
 

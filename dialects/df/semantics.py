@@ -264,13 +264,14 @@ def _to_result_shape(op: so.ReshapeOp | so.BroadcastToOp, inputs: Sequence[Array
 _REDUCTIONS: dict[type[Operation], Callable[..., Array]] = {
     so.ReduceSumOp: np.sum,
     so.ReduceMeanOp: np.mean,
-    so.ReduceMaxOp: np.max,
+    so.ReduceMaxOp: reference.reduce_max,
 }
 
 
 @semantics(so.ReduceSumOp, so.ReduceMeanOp, so.ReduceMaxOp)
 def _reduce(op: so.ReduceOp, inputs: Sequence[Array]) -> Array:
-    return _REDUCTIONS[type(op)](inputs[0], axis=op.reduced_axes, keepdims=flag(op.keepdims))
+    """Over an empty axis: sum 0, mean NaN (0 / 0), max the lowest value of the type."""
+    return _REDUCTIONS[type(op)](inputs[0], op.reduced_axes, keepdims=flag(op.keepdims))
 
 
 @semantics(so.SoftmaxOp)
