@@ -14,6 +14,9 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import shutil
+import sys
+import tempfile
 from collections.abc import Generator
 from contextlib import contextmanager
 from functools import cache
@@ -72,13 +75,19 @@ def compile_module(
     return {module_file_name(device): source for device, source in sources.items()}
 
 
-def write_modules(sources: dict[str, str], directory: Path) -> None:
+def write_modules(sources: dict[str, str], directory: Path, *, private: bool = False) -> None:
     """Write each device's module into `directory` (stale device modules go), each
     stamped with the compiler's fingerprint. Numba's cache of a module's kernels
     holds the library routines they call, inlined, yet is checked against that one
     file only: the stamp makes a new compiler or runtime rewrite the file, so the
-    cache is rebuilt instead of running old library code."""
-    directory.mkdir(parents=True, exist_ok=True)
+    cache is rebuilt instead of running old library code. `private`: the folder is
+    made `0700` and the files `0600` (the modules hold the program's constants)."""
+    try:
+        directory.mkdir(mode=0o700 if private else 0o777, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DflowError(f"cannot write modules into {directory}: it is a file") from None
+    except OSError as error:
+        raise DflowError(f"cannot write modules into {directory}: {error.strerror}") from None
     stamp = f"# dflow compiler and runtime {_compiler_fingerprint()[:16]}\n"
     for stale in directory.glob("*_[0-9]*.py"):
         if stale.name not in sources:
@@ -87,7 +96,14 @@ def write_modules(sources: dict[str, str], directory: Path) -> None:
         path = directory / name
         stamped = stamp + source
         if not path.exists() or path.read_text() != stamped:
-            path.write_text(stamped)
+            _write_text(path, stamped, 0o600 if private else 0o666)
+
+
+def _write_text(path: Path, text: str, mode: int) -> None:
+    """Write `text` to `path`, created with `mode` (less the umask)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(text)
 
 
 def cache_root() -> Path:
@@ -110,13 +126,68 @@ def _compiler_fingerprint() -> str:
 
 
 def compiled_program(
-    text: str, module: ModuleOp, devices: str | None = None, parallel: bool = False
+    text: str,
+    module: ModuleOp,
+    devices: str | None = None,
+    parallel: bool = False,
+    *,
+    passes: str = "",
 ) -> Program:
-    """The loaded program of `text` (parsed as `module`), compiled once per cache key."""
-    key = hashlib.sha256(
-        "\0".join((text, devices or "", str(parallel), _compiler_fingerprint())).encode()
-    ).hexdigest()[:24]
-    directory = cache_root() / key
+    """The loaded program of `text` (parsed as `module`, then run through `passes`),
+    compiled once per cache key: the text, the options and the compiler's fingerprint."""
+    options = (text, devices or "", str(parallel), passes, _compiler_fingerprint())
+    key = hashlib.sha256("\0".join(options).encode()).hexdigest()[:24]
+    directory = private_cache_entry(key)
     if not any(directory.glob("*_[0-9]*.py")):
-        write_modules(compile_module(module, devices, parallel), directory)
+        write_modules(compile_module(module, devices, parallel), directory, private=True)
     return load_program(directory)
+
+
+def private_cache_entry(key: str) -> Path:
+    """The cache folder of `key`, under a root only this user can write. An entry or
+    root that another user could have written is never imported (its modules would
+    run as this user): the entry is removed and compiled afresh, with a warning, or
+    a fresh private folder is used where it cannot be removed."""
+    root = _cache_root_made()
+    directory = root / key
+    foreign_root = _foreign(root)
+    foreign = foreign_root or next(filter(None, map(_foreign, _entry_paths(directory))), None)
+    if foreign is None:
+        return directory
+    print(
+        f"dflow: warning: {foreign} could have been written by another user (not yours, or "
+        "group- or world-writable); not importing it, compiling afresh",
+        file=sys.stderr,
+    )
+    if foreign_root is None:
+        shutil.rmtree(directory, ignore_errors=True)
+    if foreign_root is not None or directory.exists():
+        return Path(tempfile.mkdtemp(prefix="dflow-"))
+    return directory
+
+
+def _cache_root_made() -> Path:
+    root = cache_root()
+    try:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as error:
+        raise DflowError(
+            f"cannot use the cache folder {root}: {error.strerror or error}; "
+            "set DFLOW_CACHE_DIR to a folder you can write"
+        ) from None
+    if not root.is_dir():
+        raise DflowError(f"cannot use the cache folder {root}: it is not a folder")
+    return root.resolve()
+
+
+def _entry_paths(directory: Path) -> list[Path]:
+    """A cache entry's folder and everything in it (none if it does not exist)."""
+    return [directory, *sorted(directory.rglob("*"))] if directory.exists() else []
+
+
+def _foreign(path: Path) -> Path | None:
+    """`path` if it is a link, not this user's, or writable by group or others."""
+    status = path.lstat()
+    if path.is_symlink() or status.st_uid != os.getuid() or status.st_mode & 0o022:
+        return path
+    return None

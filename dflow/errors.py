@@ -14,3 +14,10 @@ class DflowError(Exception):
     def __str__(self) -> str:
         prefix = f"{self.location}: " if self.location else ""
         return f"{prefix}error: {self.message}"
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an exception's message that says something (xDSL's
+    diagnostics follow it with the IR around the failing op)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__

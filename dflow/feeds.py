@@ -4,6 +4,8 @@ summarized."""
 
 from __future__ import annotations
 
+import math
+import os
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,20 +51,48 @@ def _tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
 
 
 def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
-    """Seeded inputs: normal floats, integers in [-10, 10), fair booleans."""
+    """Seeded inputs: normal floats, integers in [-10, 10), fair booleans; each made
+    in its own dtype, after checking that all of them fit in memory."""
     rng = np.random.default_rng(seed)
+    types = [_tensor(function, argument) for argument in function.args]
+    _check_fits(function, types)
     inputs: list[Array] = []
-    for argument in function.args:
-        type = _tensor(function, argument)
+    for type in types:
         dtype = numpy_dtype(type.element_type)
         shape = type.get_shape()
         if dtype.kind == "f":
-            inputs.append(rng.standard_normal(shape).astype(dtype))
+            inputs.append(rng.standard_normal(shape, dtype=dtype))
         elif dtype.kind == "b":
-            inputs.append(rng.random(shape) < 0.5)
+            inputs.append(rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_))
         else:
-            inputs.append(rng.integers(-10, 10, shape).astype(dtype))
+            inputs.append(rng.integers(-10, 10, shape, dtype=dtype))
     return inputs
+
+
+def _check_fits(function: FuncOp, types: Sequence[TensorType[Attribute]]) -> None:
+    needed = sum(
+        math.prod(type.get_shape()) * numpy_dtype(type.element_type).itemsize for type in types
+    )
+    available = available_memory()
+    if needed > available:
+        raise DflowError(
+            f"the random inputs of @{function.sym_name.data} would take {needed / 2**30:.1f} GiB, "
+            f"more than the {available / 2**30:.1f} GiB of memory available: give --inputs, "
+            "or smaller argument types",
+            location_of(function),
+        )
+
+
+def available_memory() -> int:
+    """Bytes of memory the system can still give (Linux's MemAvailable; elsewhere the
+    physical memory)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def load_npz(path: str | Path) -> dict[str, Array]:
@@ -122,9 +152,14 @@ def check_input(function: FuncOp, argument: BlockArgument, name: str, value: Arr
 
 
 def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:
+    """Save `outputs` as `out0`, `out1`, ... in an `.npz` archive at exactly `path`
+    (NumPy would add `.npz` to a name without it)."""
+    if Path(path).is_dir():
+        raise DflowError(f"cannot write outputs to {path}: it is a folder")
+    named = {f"out{i}": value for i, value in enumerate(outputs)}
     try:
-        named = {f"out{i}": value for i, value in enumerate(outputs)}
-        np.savez(path, **named)  # pyright: ignore[reportArgumentType] (numpy's stub types **kwds badly)
+        with Path(path).open("wb") as file:
+            np.savez(file, **named)  # pyright: ignore[reportArgumentType] (numpy's stub types **kwds badly)
     except OSError as error:
         raise DflowError(f"cannot write outputs to {path}: {error.strerror}") from None
 

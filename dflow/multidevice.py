@@ -9,6 +9,7 @@ the first real failure (not a receive abandoned because of it) is reported.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
-from dflow.errors import DflowError
+from dflow.errors import DflowError, first_line
 from dflow.source import make_context
 from dialects.df import annotations
 from dialects.df.functions import function_named
@@ -30,6 +31,7 @@ from dialects.df.interpreter import (
     RecvAbandonedError,
     make_interpreter,
 )
+from dialects.df.types import DEVICE_PATTERN
 from lowering.inline import InlinePass
 from lowering.partition import ARGUMENTS, FUNCTION_TYPE, RESULTS, PartitionPass
 from transforms.placement import PlaceDevicesPass
@@ -45,30 +47,53 @@ def split_for_devices(module: ModuleOp, devices: str | None) -> ModuleOp:
         return module
     try:
         InlinePass().apply(make_context(), module)
-    except DiagnosticException as error:
-        raise DflowError(str(error)) from None
-    place(module, devices or "cpu:0")
-    try:
+        place(module, devices or "cpu:0")
         PartitionPass().apply(make_context(), module)
     except DiagnosticException as error:
-        raise DflowError(str(error)) from None
+        raise DflowError(first_line(error)) from None
     return module
 
 
 def place(module: ModuleOp, devices: str) -> None:
-    """Place every unplaced op of `module` on `devices` (the cost strategy); a module
-    whose ops are all placed is left as it is."""
-    unplaced = [
-        op
-        for op in module.walk()
-        if op.name.startswith("df.") and annotations.DEVICE not in op.attributes
-    ]
-    if not unplaced:
-        return
+    """Place every unplaced op of `module` on `devices` (the cost strategy). Pins are
+    kept and checked even when every op has one: each pinned device must be listed,
+    and colocated ops must agree."""
     try:
         PlaceDevicesPass(devices=devices).apply(make_context(), module)
     except DiagnosticException as error:
-        raise DflowError(str(error)) from None
+        raise DflowError(first_line(error)) from None
+
+
+def devices_for(module: ModuleOp, requested: str | None) -> str | None:
+    """The devices a program runs on: `requested` (`--devices`) when given, checked;
+    else those the program's pins name, in order of first appearance; None (one
+    device, cpu:0, no partitioning) for a program that names none, and for one that
+    is partitioned already (its parts name their devices)."""
+    if requested is not None:
+        return _checked_devices(module, requested)
+    if is_partitioned(module):
+        return None
+    named: dict[str, None] = {}
+    for op in module.walk():
+        device = op.attributes.get(annotations.DEVICE)
+        if isinstance(device, StringAttr) and op.name.startswith("df."):
+            named[device.data] = None
+    return ",".join(named) or None
+
+
+def _checked_devices(module: ModuleOp, requested: str) -> str:
+    devices = [part.strip() for part in requested.split(",") if part.strip()]
+    if not devices:
+        raise DflowError("--devices is empty: name at least one device, e.g. --devices cpu:0")
+    for device in devices:
+        if not DEVICE_PATTERN.fullmatch(device):
+            raise DflowError(f"--devices: bad device {device!r}: each must be cpu:N or gpu:N")
+    parts = [device for device, _ in device_modules(module)]
+    if parts and sorted(parts) != sorted(devices):
+        raise DflowError(
+            f"the program is partitioned for {','.join(parts)}, not for --devices {requested}"
+        )
+    return ",".join(devices)
 
 
 def device_modules(module: ModuleOp) -> list[tuple[str, ModuleOp]]:
@@ -166,3 +191,24 @@ def run_partitioned(
     if (error := run.first_error()) is not None:
         raise error
     return [run.results[index] for index in sorted(run.results)]
+
+
+def check_gpus(module: ModuleOp, devices: str | None) -> None:
+    """Fail in one line, before compiling, when the program would run on a GPU and
+    numba finds none (its own error names a system path); the simulator counts."""
+    wanted = [d for d in _device_list(module, devices) if d.startswith("gpu:")]
+    if not wanted or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return
+    from numba import cuda  # noqa: PLC0415 (only programs for GPUs pay for importing it)
+
+    if not cuda.is_available():
+        raise DflowError(
+            f"{wanted[0]} is asked for but no CUDA GPU was found: run on the CPU "
+            "(--devices cpu:0), or simulate the GPU with NUMBA_ENABLE_CUDASIM=1"
+        )
+
+
+def _device_list(module: ModuleOp, devices: str | None) -> list[str]:
+    if devices is not None:
+        return devices.split(",")
+    return [device for device, _ in device_modules(module)]

@@ -1,8 +1,17 @@
-"""Reading `.mlir` files: parse with source locations, verify, and turn xDSL's
-parse and verification errors into one-line `DflowError`s naming file and line."""
+"""The front door for programs: read the text once (a path, or `-` for standard
+input), parse it with source locations, verify it, and turn every failure into a
+one-line `DflowError` naming file and line.
+
+Verification is xDSL's verifier plus what it leaves out and the compiler relies
+on (`dflow.wellformed`): every value defined before its uses in a block, and no
+recursive calls.
+"""
 
 from __future__ import annotations
 
+import re
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from xdsl.context import Context
@@ -11,9 +20,14 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
 from dflow.errors import DflowError
 from dflow.universe import get_all_dialects as get_dflow_dialects
+from dflow.wellformed import check_wellformed
+
+STDIN = "-"
+"""The path that names standard input."""
 
 
 def make_context() -> Context:
@@ -24,17 +38,64 @@ def make_context() -> Context:
     return context
 
 
+@dataclass(frozen=True)
+class Source:
+    """A program's text as it was read, once, and the name its messages use."""
+
+    name: str
+    text: str
+
+
+def read_source(path: str | Path) -> Source:
+    """The text at `path`, or standard input for `-`, read exactly once (a pipe or
+    `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
+    if str(path) == STDIN:
+        return Source("<stdin>", sys.stdin.read())
+    try:
+        return Source(str(path), Path(path).read_text())
+    except IsADirectoryError:
+        raise DflowError(f"cannot read {path}: it is a folder, not a file") from None
+    except OSError as error:
+        raise DflowError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+class _PlacedParseError(ParseError):
+    """A parse error already placed at the right op: outer ops leave it as it is."""
+
+
 class LocatingParser(Parser):
-    """A parser that records each op's file, line and column in `op.location`."""
+    """A parser that records each op's file, line and column in `op.location`, and
+    places its errors on the op being parsed where xDSL points past it."""
 
     def parse_operation(self) -> Operation:
-        where = self._current_token.span.get_location()
-        op = super().parse_operation()
+        where = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except _PlacedParseError:
+            raise
+        except ParseError as error:
+            raise _placed(error, where) from None
+        except MemoryError:
+            raise _PlacedParseError(where, "this op's constant does not fit in memory") from None
         if isinstance(op.location, UnknownLoc):
+            start = where.get_location()
             op.location = FileLineColLoc(
-                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+                StringAttr(start.file), IntAttr(start.line), IntAttr(start.col)
             )
         return op
+
+
+def _placed(error: ParseError, op_start: Span[str]) -> _PlacedParseError:
+    """`error`, moved to the start of the op it belongs to when xDSL reports it at the
+    first token of a later line (it read ahead: a dense literal of the wrong size is
+    found only once the next line is reached)."""
+    span = error.span
+    text = op_start.input.content
+    line_start = text.rfind("\n", 0, span.start) + 1
+    reads_ahead = text[line_start : span.start].strip() == "" and line_start > op_start.start
+    return _PlacedParseError(op_start if reads_ahead else span, error.msg)
 
 
 def location_of(op: Operation) -> str | None:
@@ -45,29 +106,56 @@ def location_of(op: Operation) -> str | None:
     return None
 
 
-def parse_module(text: str, name: str, context: Context | None = None) -> ModuleOp:
-    """Parse and verify a module; errors become `DflowError` with a location."""
-    parser = LocatingParser(make_context() if context is None else context, text, name)
+def parse_module(
+    text: str, name: str, context: Context | None = None, *, first_line: int = 1
+) -> ModuleOp:
+    """Parse and verify a module; errors become `DflowError` with a location.
+    `first_line` is the line of the file where `text` starts (a split of a file)."""
+    if not text.strip():
+        raise DflowError("the program is empty: expected func.func or builtin.module", name)
+    padded = "\n" * (first_line - 1) + text
+    parser = LocatingParser(make_context() if context is None else context, padded, name)
     try:
         module = parser.parse_module()
     except ParseError as error:
-        raise DflowError(error.msg, str(error.span.get_location())) from None
+        raise _parse_failure(error, padded) from None
     verify(module)
     return module
 
 
+_USED_WITH_TYPE = re.compile(r"used with type (.+), but has been previously used or defined with")
+
+
+def _parse_failure(error: ParseError, text: str) -> DflowError:
+    """xDSL's parse error as a `DflowError`, made plain where it misleads: a value
+    whose op declares a wrong result type is reported by xDSL where it is used;
+    report it at its definition instead."""
+    location = str(error.span.get_location())
+    if error.msg == "Could not parse entire input!":
+        return DflowError("expected an operation (such as func.func) here", location)
+    used = _USED_WITH_TYPE.search(error.msg)
+    name = error.span.text
+    definition = re.search(rf"(?m)^\s*({re.escape(name)})\b[^=\n]*=", text)
+    if used is None or definition is None:
+        return DflowError(error.msg, location)
+    line = text.count("\n", 0, definition.start(1)) + 1
+    column = definition.start(1) - text.rfind("\n", 0, definition.start(1))
+    return DflowError(
+        f"{name} is defined with another type than {used.group(1)}, its type where it is "
+        f"used at {location}: check this op's result type",
+        f"{error.span.input.name}:{line}:{column}",
+    )
+
+
 def read_module(path: str | Path, context: Context | None = None) -> ModuleOp:
-    try:
-        text = Path(path).read_text()
-    except OSError as error:
-        raise DflowError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
-    return parse_module(text, str(path), context)
+    """Read (once) and parse the program at `path` (`-`: standard input)."""
+    source = read_source(path)
+    return parse_module(source.text, source.name, context)
 
 
 def verify(module: ModuleOp) -> None:
-    """Verify; on failure name the innermost op that does not verify, and its line."""
+    """Verify; on failure name the innermost op that does not verify, and its line.
+    Then the checks xDSL does not make (`dflow.wellformed`)."""
     try:
         module.verify()
     except (VerifyException, DiagnosticException) as error:
@@ -75,6 +163,10 @@ def verify(module: ModuleOp) -> None:
         message = str(culprit[1] if culprit else error).strip().splitlines()[0]
         location = location_of(culprit[0]) if culprit else None
         raise DflowError(message, location) from None
+    failure = check_wellformed(module)
+    if failure is not None:
+        op, message = failure
+        raise DflowError(message, location_of(op))
 
 
 def _first_failing_op(module: ModuleOp) -> tuple[Operation, Exception] | None:

@@ -28,6 +28,8 @@ from dialects.df.types import shape_of, static_tensor
 
 PALETTE = ("#8ecae6", "#ffb703", "#90be6d", "#f4a261", "#cdb4db", "#e9c46a", "#a8dadc")
 FORMATS = {".dot", ".svg", ".png"}
+LOWERED = ("dfrt.", "df.fused", "memref.", "scf.")
+"""Ops that exist only below the graph level, which viz does not draw."""
 
 
 def _device(op: Operation) -> str | None:
@@ -125,6 +127,9 @@ def _draw_partitioned(writer: DotWriter, parts: list[tuple[str, ModuleOp]], entr
 
 def to_dot(module: ModuleOp, entry: str = "main") -> str:
     """The DOT text of `entry` (of each device's part of it, when partitioned)."""
+    lowered = next((op for op in module.walk() if op.name.startswith(LOWERED)), None)
+    if lowered is not None:
+        raise DflowError(f"viz draws df graphs; this module is lowered past them ({lowered.name})")
     parts = device_modules(module)
     devices = sorted({d for op in module.walk() if (d := _device(op)) is not None})
     writer = DotWriter(devices)
@@ -143,8 +148,13 @@ def write_picture(dot: str, output: Path) -> None:
     """Write `dot` as `output`: DOT text, or SVG/PNG through Graphviz's `dot`."""
     if output.suffix not in FORMATS:
         raise DflowError(f"cannot draw {output}: the file must end in .dot, .svg or .png")
+    if not output.parent.is_dir():
+        raise DflowError(f"cannot draw {output}: there is no folder {output.parent}")
     if output.suffix == ".dot":
-        output.write_text(dot)
+        try:
+            output.write_text(dot)
+        except OSError as error:
+            raise DflowError(f"cannot write {output}: {error.strerror}") from None
         return
     program = shutil.which("dot")
     if program is None:

@@ -1,0 +1,89 @@
+"""What a program must satisfy beyond xDSL's verifier before dflow compiles or runs it.
+
+xDSL's `verify` checks each op's types but not the order of definitions: a value
+used before the op that defines it parses and verifies, then makes the interpreter
+fail with a `KeyError` and the partitioner see a cycle. Recursive `func.call`
+chains verify too, and make inlining and interpretation recurse without end. MLIR
+rejects the first in its verifier (dominance); dflow's lowering inlines every call,
+so it rejects the second.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.ir import Block, Operation, OpResult
+
+Failure = tuple[Operation, str]
+"""The op at fault and the message that says why."""
+
+
+def check_wellformed(module: ModuleOp) -> Failure | None:
+    """The first use before definition, else the first recursive call, else None."""
+    return _first_use_before_definition(module) or _first_recursive_call(module)
+
+
+def _first_use_before_definition(module: ModuleOp) -> Failure | None:
+    positions: dict[Block, dict[Operation, int]] = {}
+    for op in module.walk():
+        for operand in op.operands:
+            if not isinstance(operand, OpResult):
+                continue
+            definer = operand.op
+            block = definer.parent_block()
+            if block is None:
+                continue
+            user = block.find_ancestor_op_in_block(op)
+            if user is None:
+                return op, f"{op.name} uses a value defined in another region, by {definer.name}"
+            order = positions.get(block)
+            if order is None:
+                order = positions[block] = {o: i for i, o in enumerate(block.ops)}
+            if order[user] <= order[definer]:
+                return op, _before_message(op, definer)
+    return None
+
+
+def _before_message(user: Operation, definer: Operation) -> str:
+    if user is definer:
+        return f"{user.name} uses its own result"
+    location = definer.location
+    where = f" on line {location.line.data}" if isinstance(location, FileLineColLoc) else ""
+    return f"{user.name} uses a value before its definition ({definer.name}{where})"
+
+
+def _first_recursive_call(module: ModuleOp) -> Failure | None:
+    """A call on a cycle of the call graph of `module`'s top-level functions."""
+    calls: dict[str, list[CallOp]] = {
+        function.sym_name.data: [op for op in function.walk() if isinstance(op, CallOp)]
+        for function in module.ops
+        if isinstance(function, FuncOp)
+    }
+    finished: set[str] = set()
+    for name in calls:
+        cycle = _cycle_from(name, calls, [], finished)
+        if cycle is not None:
+            call, path = cycle
+            chain = " -> ".join(f"@{step}" for step in path)
+            return call, f"recursive call ({chain}): dflow inlines calls, so none may recurse"
+    return None
+
+
+def _cycle_from(
+    name: str, calls: dict[str, list[CallOp]], path: list[str], finished: set[str]
+) -> tuple[CallOp, list[str]] | None:
+    """Depth-first from `name`, reached along `path`: the call that closes a cycle and
+    the cycle. Functions in `finished` are known to reach none."""
+    if name in finished:
+        return None
+    path.append(name)
+    for call in calls.get(name, []):
+        callee = call.callee.root_reference.data
+        if callee in path:
+            return call, [*path[path.index(callee) :], callee]
+        found = _cycle_from(callee, calls, path, finished)
+        if found is not None:
+            return found
+    path.pop()
+    finished.add(name)
+    return None
