@@ -68,7 +68,7 @@ LIT_FUNCTIONS = 195
 """Runnable lit functions when this was written; each pass must compare at least these."""
 
 
-def _load(text: str, where: str) -> ModuleOp | None:
+def _parse(text: str, where: str) -> ModuleOp | None:
     """The verified program, or None where the front door refuses it for a known reason;
     any other failure fails the test (a program may not drop out silently)."""
     try:
@@ -160,7 +160,7 @@ def test_lit_programs_keep_their_results(pass_spec: str) -> None:
     census: Counter[str] = Counter()
     checked = 0
     for where, text in _programs():
-        module = _load(text, where)
+        module = _parse(text, where)
         census += _census(module)
         if module is None:
             continue
