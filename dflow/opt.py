@@ -60,6 +60,7 @@ def add_opt_arguments(opt: argparse.ArgumentParser) -> None:
 def run_opt(args: argparse.Namespace) -> None:
     """The `dflow opt` command: every chunk through the passes, then printed."""
     source = read_source(args.file)
+    args.file = source.name
     emit = _emitter(args.target)
     chunks = split_input(source.text) if args.split_input_file else [(1, source.text)]
     outputs: list[str] = []

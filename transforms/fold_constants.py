@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.utils.exceptions import PassFailedException
 
 from dialects.df.base import DfOp
 from dialects.df.canonicalization import replace_keeping_annotations
@@ -92,6 +93,10 @@ class FoldConstantsPass(ModulePass):
     """Print how many ops were folded and the ops and bytes before and after."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.max_bytes < 0:
+            raise PassFailedException(
+                f"{self.name}: max-bytes must be 0 or more, got {self.max_bytes}"
+            )
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
         budget = ConstantBudget(ModuleSize.of(op).constant_bytes, self.max_bytes)

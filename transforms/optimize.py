@@ -19,6 +19,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
+from xdsl.utils.exceptions import PassFailedException
 
 from dialects.df.folding import DEFAULT_MAX_BYTES, FoldPolicy
 from transforms.fold_constants import ConstantBudget, FoldConstantOperands
@@ -46,6 +47,10 @@ class OptimizePass(ModulePass):
     """Print the rewrites of all rounds, the rounds run, and ops and bytes before and after."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.max_iterations < 1:
+            raise self.fail(f"max-iterations must be at least 1, got {self.max_iterations}")
+        if self.max_bytes < 0:
+            raise self.fail(f"max-bytes must be 0 or more, got {self.max_bytes}")
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
         rounds = 0
@@ -55,6 +60,9 @@ class OptimizePass(ModulePass):
                 break
         statistics.record("rounds", rounds)
         statistics.finish(op)
+
+    def fail(self, message: str) -> PassFailedException:
+        return PassFailedException(f"{self.name}: {message}")
 
     def round(self, module: ModuleOp, statistics: PassStatistics) -> bool:
         """One round of every transform; returns whether the module changed."""
