@@ -10,8 +10,8 @@ traceback, a non-zero exit.
 from __future__ import annotations
 
 import os
-import stat
 import re
+import stat
 import subprocess
 import sys
 import time
