@@ -45,8 +45,8 @@ from dflow.multidevice import (
     split_for_devices,
 )
 from dflow.opt import add_opt_arguments, run_opt
-from dflow.pipeline import run_pipeline
-from dflow.source import Source, parse_module, read_source
+from dflow.pipeline import parsed_pipeline, run_pipeline
+from dflow.source import Source, display_name, parse_module, read_source
 from dflow.viz import to_dot, write_picture
 from dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
 from lowering.plan_buffers import plan_entry
@@ -148,9 +148,10 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
-    """The program of `args.file`, read once, verified, through the passes of `-p`."""
+    """The program of `args.file`, read once, verified, through the passes of `-p`
+    (checked before the program is read)."""
+    parsed_pipeline(args.passes)
     source = read_source(args.file)
-    args.file = source.name
     module = parse_module(source.text, source.name)
     if args.passes:
         run_pipeline(module, args.passes)
@@ -217,7 +218,7 @@ def _run_compiled(
     try:
         return program.run(args.entry, inputs, args.timeout)
     except ProgramError as error:
-        raise DflowError(str(error), args.file) from None
+        raise DflowError(str(error), display_name(args.file)) from None
 
 
 def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
@@ -235,7 +236,7 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
         interpreter = make_interpreter(module, DfFunctions(recv_timeout=args.timeout))
         return list(interpreter.call_op(args.entry, tuple(inputs)))
     except InterpretationError as error:
-        raise DflowError(first_line(error), args.file) from None
+        raise DflowError(first_line(error), display_name(args.file)) from None
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -257,15 +258,15 @@ def _run(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    name = display_name(args.file)
     try:
         args.handler(args)
     except DflowError as error:
-        if error.location is None:
-            error.location = args.file
+        error.location = error.location or name
         print(error, file=sys.stderr)
         return 1
     except MemoryError:
-        print(f"{args.file}: error: out of memory", file=sys.stderr)
+        print(f"{name}: error: out of memory", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("dflow: interrupted", file=sys.stderr)
@@ -274,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("DFLOW_TRACEBACK"):
             traceback.print_exc()
         print(
-            f"{args.file}: internal error: {type(error).__name__}: {first_line(error)} "
+            f"{name}: internal error: {type(error).__name__}: {first_line(error)} "
             "(a bug in dflow; DFLOW_TRACEBACK=1 shows where)",
             file=sys.stderr,
         )

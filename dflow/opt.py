@@ -28,7 +28,7 @@ from xdsl.utils.target import Target
 
 from dflow.compiler import LOWERING_PIPELINE
 from dflow.errors import DflowError, first_line
-from dflow.pipeline import run_pipeline
+from dflow.pipeline import parsed_pipeline, run_pipeline
 from dflow.source import make_context, parse_module, read_source, verify
 from dflow.universe import get_all_targets
 
@@ -59,9 +59,9 @@ def add_opt_arguments(opt: argparse.ArgumentParser) -> None:
 
 def run_opt(args: argparse.Namespace) -> None:
     """The `dflow opt` command: every chunk through the passes, then printed."""
-    source = read_source(args.file)
-    args.file = source.name
+    parsed_pipeline(args.passes)
     emit = _emitter(args.target)
+    source = read_source(args.file)
     chunks = split_input(source.text) if args.split_input_file else [(1, source.text)]
     outputs: list[str] = []
     for first_line_of_chunk, text in chunks:

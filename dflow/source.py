@@ -22,7 +22,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from dflow.errors import DflowError
+from dflow.errors import DflowError, first_line
 from dflow.universe import get_all_dialects as get_dflow_dialects
 from dflow.wellformed import check_wellformed
 
@@ -46,11 +46,16 @@ class Source:
     text: str
 
 
+def display_name(path: str | Path) -> str:
+    """How messages name the program at `path`: `<stdin>` for `-`."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
 def read_source(path: str | Path) -> Source:
     """The text at `path`, or standard input for `-`, read exactly once (a pipe or
     `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
     if str(path) == STDIN:
-        return Source("<stdin>", sys.stdin.read())
+        return Source(display_name(path), sys.stdin.read())
     try:
         return Source(str(path), Path(path).read_text())
     except IsADirectoryError:
@@ -77,6 +82,8 @@ class LocatingParser(Parser):
             raise
         except ParseError as error:
             raise _placed(error, where) from None
+        except VerifyException as error:  # an attribute of the wrong kind, found while parsing
+            raise _PlacedParseError(where, first_line(error)) from None
         except MemoryError:
             raise _PlacedParseError(where, "this op's constant does not fit in memory") from None
         if isinstance(op.location, UnknownLoc):
@@ -114,8 +121,8 @@ def parse_module(
     if not text.strip():
         raise DflowError("the program is empty: expected func.func or builtin.module", name)
     padded = "\n" * (first_line - 1) + text
-    parser = LocatingParser(make_context() if context is None else context, padded, name)
-    try:
+    try:  # the parser reads its first token as it is made
+        parser = LocatingParser(make_context() if context is None else context, padded, name)
         module = parser.parse_module()
     except ParseError as error:
         raise _parse_failure(error, padded) from None
@@ -135,9 +142,11 @@ def _parse_failure(error: ParseError, text: str) -> DflowError:
         return DflowError("expected an operation (such as func.func) here", location)
     used = _USED_WITH_TYPE.search(error.msg)
     name = error.span.text
-    definition = re.search(rf"(?m)^\s*({re.escape(name)})\b[^=\n]*=", text)
+    definitions = re.finditer(rf"(?m)^\s*({re.escape(name)})\b[^=\n]*=", text)
+    before = [d for d in definitions if d.start(1) < error.span.start]
+    definition = before[-1] if before else None
     if used is None or definition is None:
-        return DflowError(error.msg, location)
+        return DflowError(_printable(error.msg), location)
     line = text.count("\n", 0, definition.start(1)) + 1
     column = definition.start(1) - text.rfind("\n", 0, definition.start(1))
     return DflowError(
@@ -145,6 +154,11 @@ def _parse_failure(error: ParseError, text: str) -> DflowError:
         f"used at {location}: check this op's result type",
         f"{error.span.input.name}:{line}:{column}",
     )
+
+
+def _printable(message: str) -> str:
+    """`message` with control characters escaped (`Unexpected character: \\x00`)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def read_module(path: str | Path, context: Context | None = None) -> ModuleOp:
