@@ -240,7 +240,7 @@ def commands(tests: Sequence[str]) -> list[list[str]]:
     runs = [[*pytest, *files]] if files else []
     runs += [[*pytest, file, "-k", expression] for file, expression in selections]
     if lit:
-        runs.append([str(Path(sys.executable).parent / "lit"), "-q", *lit])
+        runs.append([str(Path(sys.executable).parent / "lit"), "-q", "--max-failures=1", *lit])
     return runs
 
 
