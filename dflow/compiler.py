@@ -35,7 +35,9 @@ from runtime.library.openblas import numpy_openblas
 LOWERING_PIPELINE = "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
 """From a (partitioned) graph to host functions and kernels."""
 
-_COMPILER_PACKAGES = ("dialects", "lowering", "runtime")
+_COMPILER_PACKAGES = ("dialects", "transforms", "lowering", "runtime", "dflow")
+"""Every package whose source decides the emitted modules: placement and the
+pipelines (`transforms`, `dflow`) as much as the lowering."""
 
 
 def lower(module: ModuleOp, devices: str | None = None) -> ModuleOp:
@@ -114,9 +116,9 @@ def cache_root() -> Path:
 
 @cache
 def _compiler_fingerprint() -> str:
-    """A hash of the compiler's and runtime's source and of the BLAS library the CPU
-    kernels link (`runtime/library/openblas.py`), so that a changed compiler or
-    NumPy build recompiles."""
+    """A hash of the compiler's and runtime's source (`_COMPILER_PACKAGES`) and of
+    the BLAS library the CPU kernels link (`runtime/library/openblas.py`), so that a
+    changed compiler or NumPy build recompiles."""
     digest = hashlib.sha256(str(numpy_openblas()).encode())
     root = Path(__file__).resolve().parent.parent
     for package in _COMPILER_PACKAGES:

@@ -318,6 +318,23 @@ def test_an_infeasible_recompute_budget_is_one_line(
     assert err.startswith(f"{path}: error: df-recompute: "), err
 
 
+def test_run_applies_passes_first_and_keys_the_cache_on_them(tmp_path: Path) -> None:
+    path = write(tmp_path, "two.mlir", TWO_RESULTS)
+    inputs = feeds(tmp_path, x=X4)
+    out = tmp_path / "o.npz"
+    for passes, expected in (
+        ("", [np.maximum(X4, 0), np.maximum(X4, 0).sum()]),
+        ("df-prune{fetches=1}", [np.maximum(X4, 0).sum()]),
+        ("df-prune{fetches=0}", [np.maximum(X4, 0)]),
+    ):
+        argv = ["run", str(path), "--inputs", str(inputs), "--output", str(out), "-p", passes]
+        assert main(argv) == 0
+        got = results(out)
+        assert len(got) == len(expected)
+        for value, want in zip(got, expected, strict=True):
+            np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
 def test_a_string_option_needs_no_quotes(tmp_path: Path) -> None:
     report = tmp_path / "place.json"
     path = write(tmp_path, "two.mlir", TWO_RESULTS)
