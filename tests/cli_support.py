@@ -9,13 +9,21 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 
 
-def run_dflow(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`python -m dflow ARGS` from the repository root; never raises on failure."""
+def run_dflow(
+    *args: str | Path,
+    timeout: float = 120,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m dflow ARGS` from the repository root, with `stdin` as its standard
+    input and `env` as its environment (default: this one); never raises on failure."""
     return subprocess.run(
         [sys.executable, "-m", "dflow", *map(str, args)],
+        input=stdin,
         capture_output=True,
         text=True,
         check=False,
         cwd=ROOT,
         timeout=timeout,
+        env=env,
     )

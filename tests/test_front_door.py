@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_support import ROOT, run_dflow
 from numpy.typing import NDArray
 
 from dflow.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
 Array = NDArray[Any]
 
 UNARY = """\
@@ -149,20 +149,6 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def dflow(*args: str | Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """The real `dflow` process (streams, exit status, standard input)."""
-    return subprocess.run(
-        [sys.executable, "-m", "dflow", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-
-
 def fails(capsys: pytest.CaptureFixture[str], *argv: str | Path, code: int = 1) -> str:
     """Run `dflow ARGV` in process; it must fail with `code` and one stderr line."""
     assert main([str(a) for a in argv]) == code
@@ -192,7 +178,7 @@ def test_programs_from_a_pipe_are_never_mistaken_for_each_other(tmp_path: Path) 
     for path in ("-", "/dev/stdin"):
         for op, want in expected.items():
             out = tmp_path / f"{op}.npz"
-            done = dflow(
+            done = run_dflow(
                 "run", path, "--inputs", inputs, "--output", out, stdin=UNARY.replace("OP", op)
             )
             assert done.returncode == 0, done.stderr
@@ -381,13 +367,13 @@ def test_opt_round_trips_and_writes_output(tmp_path: Path) -> None:
 
 
 def test_opt_process_reads_stdin_and_never_prints_a_traceback() -> None:
-    done = dflow("opt", "-", "-p", "df-recompute{mode=foo}", stdin=TWO_RESULTS)
+    done = run_dflow("opt", "-", "-p", "df-recompute{mode=foo}", stdin=TWO_RESULTS)
     assert done.returncode == 1
     assert (
         done.stderr
         == "<stdin>: error: df-recompute: mode=foo is not one of hints, heuristic, budget\n"
     )
-    done = dflow("opt", "-", stdin="func.func @main( {\n")
+    done = run_dflow("opt", "-", stdin="func.func @main( {\n")
     assert done.returncode == 1
     assert done.stderr.startswith("<stdin>:1:") and len(done.stderr.splitlines()) == 1
 
@@ -476,15 +462,7 @@ def test_gpu_without_a_gpu_says_what_to_do(tmp_path: Path) -> None:
     )
     if has_gpu.stdout.strip() == "True":
         pytest.skip("this machine has a GPU")
-    done = subprocess.run(
-        [sys.executable, "-m", "dflow", "run", str(path), "--devices", "gpu:0"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        check=False,
-        timeout=300,
-    )
+    done = run_dflow("run", path, "--devices", "gpu:0", env=env)
     assert done.returncode == 1
     assert done.stderr == (
         f"{path}: error: gpu:0 is asked for but no CUDA GPU was found: run on the CPU "
