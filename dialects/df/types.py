@@ -49,10 +49,6 @@ def is_float(element: Attribute) -> bool:
     return isinstance(element, Float32Type | Float64Type)
 
 
-def is_bool(element: Attribute) -> bool:
-    return element == i1
-
-
 def static_tensor(type: Attribute) -> TensorType[Attribute]:
     """The type as a statically shaped df tensor, or a VerifyException saying why not."""
     if not isinstance(type, TensorType):  # as isa(type, TensorType[Attribute]), but fast
