@@ -32,6 +32,11 @@ def find_entry(module: ModuleOp, name: str) -> FuncOp:
     function = function_named(module, name)
     if function is None:
         raise DflowError(f"no function @{name} to run (functions: {function_names(module)})")
+    if function.is_declaration:
+        raise DflowError(
+            f"@{name} is a declaration without a body: there is nothing to run",
+            location_of(function),
+        )
     return function
 
 

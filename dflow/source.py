@@ -19,8 +19,10 @@ from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 from dflow.errors import DflowError, first_line
 from dflow.universe import get_all_dialects as get_dflow_dialects
@@ -70,9 +72,21 @@ class _PlacedParseError(ParseError):
     """A parse error already placed at the right op: outer ops leave it as it is."""
 
 
+class _LinearLexer(MLIRLexer):
+    """xDSL's lexer with its string-literal pattern rewritten without a nested
+    quantifier: xDSL's `"(?:[^"...]+|...)*"` backtracks exponentially over a string
+    left open (`"cpu:0 attributes {...` took minutes at 50 characters)."""
+
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
 class LocatingParser(Parser):
     """A parser that records each op's file, line and column in `op.location`, and
     places its errors on the op being parsed where xDSL points past it."""
+
+    def __init__(self, ctx: Context, text: str, name: str) -> None:
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(_LinearLexer(Input(text, name)))
 
     def parse_operation(self) -> Operation:
         where = self._current_token.span
