@@ -539,7 +539,7 @@ def test_plan_table_on_one_device(tmp_path: Any, capsys: pytest.CaptureFixture[s
     ("args", "message"),
     [
         (["--entry", "nope"], "mlp.mlir: error: df-plan-buffers: no function @nope"),
-        (["--devices", "cpu:0,tpu:0"], 'mlp.mlir: error: df-place-devices: bad device "tpu:0"'),
+        (["--devices", "cpu:0,tpu:0"], "mlp.mlir: error: --devices: bad device 'tpu:0'"),
     ],
 )
 def test_plan_errors_are_one_line(args: list[str], message: str) -> None:

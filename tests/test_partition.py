@@ -124,7 +124,7 @@ def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:
     result = run_dflow("run", EXAMPLES / "towers.mlir", "--devices", "tpu:0")
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
-    assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: df-place-devices: bad device")
+    assert line.startswith(f"{EXAMPLES / 'towers.mlir'}: error: --devices: bad device 'tpu:0'")
 
 
 CALLS = """
