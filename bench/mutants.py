@@ -157,10 +157,16 @@ def token_mutants(path: str, text: str, at: Offsets) -> Iterator[Mutant]:
         old = token.string
         if token.type == tokenize.OP and old in COMPARISONS:
             yield Mutant(path, line, start, end, COMPARISONS[old], f"{old} -> {COMPARISONS[old]}")
-        elif token.type == tokenize.NAME and old in NAMES:
+        elif token.type == tokenize.NAME and old in NAMES and not _is_strict(text, start):
             yield Mutant(path, line, start, end, NAMES[old], f"{old} -> {NAMES[old]}")
         elif token.type == tokenize.NAME and old == "not" and text[end : end + 1] == " ":
             yield Mutant(path, line, start, end + 1, "", "not dropped")
+
+
+def _is_strict(text: str, start: int) -> bool:
+    """Whether a name is the value of `strict=`: `zip(..., strict=False)` computes the
+    same as `strict=True` wherever the lengths agree, so the mutant is equivalent."""
+    return text[max(start - 7, 0) : start] == "strict="
 
 
 def _operator_offset(text: str, node: ast.BinOp, at: Offsets, symbol: str) -> int:
