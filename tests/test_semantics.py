@@ -68,6 +68,7 @@ from dialects.df import (
     NegOp,
     PowOp,
     ReciprocalOp,
+    RecvOp,
     ReduceMaxOp,
     ReduceMeanOp,
     ReduceSumOp,
@@ -85,6 +86,7 @@ from dialects.df import (
     TransposeOp,
 )
 from dialects.df.interpreter import run_function
+from dialects.df.semantics import evaluate
 from runtime import load_program
 
 Array = np.ndarray
@@ -910,3 +912,10 @@ def test_compiled_reduce_max_over_an_empty_axis_agrees(tmp_path: Path) -> None:
     for got, want, shape, dtype in zip(compiled, interpreted, expected, dtypes, strict=True):
         check(np.asarray(got), np.full(shape, lowest_value(dtype)), dtype)
         check(want, np.full(shape, lowest_value(dtype)), dtype)
+
+
+def test_an_op_without_semantics_is_named() -> None:
+    """Communication has no NumPy meaning alone (the interpreter runs it per device)."""
+    recv = RecvOp(TensorType(f32, [4]), "k0", "cpu:0", "cpu:1")
+    with pytest.raises(KeyError, match=r"df\.recv has no reference semantics"):
+        evaluate(recv, [])
