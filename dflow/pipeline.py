@@ -136,7 +136,9 @@ def _is_optional(expected: Any) -> bool:
 
 
 def _is_numeric(expected: Any) -> bool:
-    return expected in (int, float) or set(get_args(expected)) <= {int, float, type(None)}
+    """`int`, `float` or a union of them (where `true` would pass as the number 1)."""
+    arguments = set(get_args(expected))
+    return expected in (int, float) or bool(arguments) and arguments <= {int, float, type(None)}
 
 
 def _describe(expected: Any) -> str:

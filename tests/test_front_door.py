@@ -321,6 +321,25 @@ def test_run_applies_passes_first_and_keys_the_cache_on_them(tmp_path: Path) -> 
             np.testing.assert_allclose(value, want, rtol=1e-6)
 
 
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        "df-fuse{stats=true}",
+        "df-optimize{max-iterations=2 fastmath=false}",
+        "df-place-devices{cpu-gflops=2 link-gbps=1.5}",
+        "df-prune{fetches=0,1}",
+        'df-place-devices{devices="cpu:0,cpu:1"}',
+        "df-place-devices{devices=cpu:0,cpu:1}",
+    ],
+)
+def test_good_pass_options_are_accepted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pipeline: str
+) -> None:
+    path = write(tmp_path, "two.mlir", TWO_RESULTS)
+    assert main(["opt", str(path), "-p", pipeline]) == 0, capsys.readouterr().err
+    assert "func.func @main" in capsys.readouterr().out
+
+
 def test_a_string_option_needs_no_quotes(tmp_path: Path) -> None:
     report = tmp_path / "place.json"
     path = write(tmp_path, "two.mlir", TWO_RESULTS)
