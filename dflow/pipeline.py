@@ -138,7 +138,7 @@ def _is_optional(expected: Any) -> bool:
 def _is_numeric(expected: Any) -> bool:
     """`int`, `float` or a union of them (where `true` would pass as the number 1)."""
     arguments = set(get_args(expected))
-    return expected in (int, float) or bool(arguments) and arguments <= {int, float, type(None)}
+    return expected in (int, float) or (bool(arguments) and arguments <= {int, float, type(None)})
 
 
 def _describe(expected: Any) -> str:
