@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import tokenize
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.utils.hints import isa
 
-from dflow.errors import DflowError
+from dflow.errors import DflowError, first_line
 from dflow.source import location_of
 from dialects.df.functions import function_named, function_names
 from dialects.df.semantics import numpy_dtype
@@ -100,14 +101,27 @@ def available_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
+_UNREADABLE_NPZ = (
+    OSError,
+    ValueError,
+    zipfile.BadZipFile,
+    EOFError,  # a member cut short
+    NotImplementedError,  # an unknown compression method or zip version in a damaged header
+    RuntimeError,  # a damaged flag that marks a member encrypted
+    tokenize.TokenError,  # a damaged .npy header (NumPy tokenizes it)
+)
+"""What NumPy and zipfile raise for a damaged `.npz` (found by tests/fuzz_cli.py)."""
+
+
 def load_npz(path: str | Path) -> dict[str, Array]:
     if Path(path).is_file() and not zipfile.is_zipfile(path):
         raise DflowError(f"cannot read inputs from {path}: it is not an .npz archive")
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as error:
-        raise DflowError(f"cannot read inputs from {path}: {error}") from None
+    except _UNREADABLE_NPZ as error:
+        reason = first_line(error) if str(error) else "the file ends too early"
+        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
 
 
 def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> list[Array]:

@@ -8,6 +8,7 @@ mutated inputs that found a bug. `python bench/fuzz.py --count N` runs more.
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -212,3 +213,66 @@ def test_string_left_open_does_not_hang(tmp_path: Path) -> None:
     assert outcome.status == 1, fuzz_cli.describe(argv, outcome)
     assert outcome.seconds < 5
     assert f"{path}:5:42: error: " in outcome.stderr
+
+
+KEEP = """\
+func.func @keep(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %r = df.exp %x : (tensor<16xf32>) -> tensor<16xf32>
+  %n = df.neg %r : (tensor<16xf32>) -> tensor<16xf32>
+  %s = df.sqrt %x : (tensor<16xf32>) -> tensor<16xf32>
+  func.return %r, %n, %s : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+"""
+
+CORRUPTED_NPZ = base64.b64decode(
+    "UEsDBC0AAAAAAAAAIQC97ZB0//////////8FABQAeC5ucHkBABAAwAAAAAAAAADAAAAAAAAAAJNOVU1QWQEAdgB7"
+    "J2Rlc2NyJzogJzxmNCcsICdmb3J0cmFuX29yZGVyrDogRmFsc2UsICdzaGFwZSc6ICgxNiwpLCB9ICAgICCiICAg"
+    "ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAKtlPdP5DXtr8kjYM/pOfw"
+    "P7jgmT08ndU+tfrov9wT4z/ijek+CJ0Mvx1ugD/fjPW+IaBxvpzdUr9IvQs/YN33PlBLAQItAy0AAACjAAAAIQC9"
+    "7ZB0wAAAAMAAAAAFAAAAAAAAAAAAAACAAQAAAAB4Lm5weVBLBQYAAAAAAQABADMAAAD3AAAAAAA="
+)
+"""bench/fuzz.py seed 10614: corrupted_npz of plan_buffers.mlir#2's feeds (a flipped
+compression method: zipfile's NotImplementedError was an internal error)."""
+
+
+def test_corrupted_npz_found_by_the_bench(tmp_path: Path) -> None:
+    (tmp_path / "keep.mlir").write_text(KEEP)
+    (tmp_path / "inputs.npz").write_bytes(CORRUPTED_NPZ)
+    argv = ["run", "--interpret", "--devices", "cpu:0,cpu:1", str(tmp_path / "keep.mlir")]
+    argv += ["--entry", "keep", "--inputs", str(tmp_path / "inputs.npz")]
+    _one_error_line(argv, f"error: cannot read inputs from {tmp_path / 'inputs.npz'}: ")
+
+
+FOUR_ZEROS_NPZ = base64.b64decode(
+    "UEsDBC0AAAAAAAAAIQCMY8gy//////////8FABQAeC5ucHkBABAAkAAAAAAAAACQAAAAAAAAAJNOVU1QWQEAdgB7"
+    "J2Rlc2NyJzogJzxmNCcsICdmb3J0cmFuX29yZGVyJzogRmFsc2UsICdzaGFwZSc6ICg0LCksIH0gICAgICAgICAg"
+    "ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAKAAAAAAAAAAAAAAAAAAAA"
+    "AFBLAQItAy0AAAAAAAAAIQCMY8gykAAAAJAAAAAFAAAAAAAAAAAAAACAAQAAAAB4Lm5weVBLBQYAAAAAAQABADMA"
+    "AADHAAAAAAA="
+)
+"""`np.savez(f, x=np.zeros(4, np.float32))`; the patches below damage it."""
+
+
+@pytest.mark.parametrize(
+    ("patches", "reason"),
+    [
+        ({209: 59}, "compression method is not supported"),  # NotImplementedError
+        ({29: 230, 235: 117}, "the file ends too early"),  # EOFError with no message
+        ({145: 179, 207: 19}, "is encrypted"),  # RuntimeError
+        ({66: 125, 222: 224, 225: 206}, "EOF in multi-line statement"),  # tokenize.TokenError
+    ],
+)
+def test_damaged_npz(patches: dict[int, int], reason: str, tmp_path: Path) -> None:
+    """corrupted_npz mutants: each of NumPy's and zipfile's errors for a damaged
+    archive (found fuzzing `feeds.load_npz`) is one line, not an internal error."""
+    damaged = bytearray(FOUR_ZEROS_NPZ)
+    for offset, byte in patches.items():
+        damaged[offset] = byte
+    (tmp_path / "p.mlir").write_text(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %y = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}\n"
+    )
+    (tmp_path / "x.npz").write_bytes(bytes(damaged))
+    argv = ["run", "--interpret", str(tmp_path / "p.mlir"), "--inputs", str(tmp_path / "x.npz")]
+    _one_error_line(argv, reason)
