@@ -936,6 +936,23 @@ def test_size_zero_dimensions(tmp_path: Path, devices: str | None) -> None:
     check_text(tmp_path, SIZE_ZERO, devices)
 
 
+EMPTY_CONSTANT = """
+func.func @main(%x: tensor<0x3xf32>, %y: tensor<1x3xf32>) -> (tensor<0x3xf32>, tensor<3xf32>) {
+  %e = df.constant dense<> : tensor<0x3xf32>
+  %a = df.add %x, %e : (tensor<0x3xf32>, tensor<0x3xf32>) -> tensor<0x3xf32>
+  %b = df.mul %a, %y : (tensor<0x3xf32>, tensor<1x3xf32>) -> tensor<0x3xf32>
+  %s = df.reduce_sum %b {axes = array<i64: 0>} : (tensor<0x3xf32>) -> tensor<3xf32>
+  func.return %b, %s : tensor<0x3xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_an_empty_constant_in_a_fused_group(tmp_path: Path) -> None:
+    """Found by generated programs: an empty constant is a splat of nothing, and the
+    group's kernel read its element 0 (an IndexError while lowering)."""
+    check_text(tmp_path, EMPTY_CONSTANT)
+
+
 def every_element_type(element: str) -> str:
     """A program over `element`: compare, select, transpose, casts to f64 and back,
     reshape, concat and slice, and for numbers also add, abs, reduce_max and matmul;

@@ -327,6 +327,25 @@ func.func @constants(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>) {
 
 // -----
 
+// An empty constant (`dense<>`, a splat of nothing) stays an operand: there is no
+// scalar to clone into the body (found by generated programs: the kernel read
+// element 0 of it).
+
+// CHECK-LABEL: func.func @empty_constant(
+// CHECK-NEXT:    %[[E:.*]] = df.constant dense<> : tensor<0x3xf32>
+// CHECK-NEXT:    df.fused(%{{.*}} = %{{.*}}, %{{.*}} = %[[E]]) {kind = "elementwise", name = "fused_add_0"}
+// CHECK-NEXT:      df.add
+// CHECK-NEXT:      df.neg
+// CHECK-NEXT:      df.yield
+func.func @empty_constant(%x: tensor<0x3xf32>) -> tensor<0x3xf32> {
+  %e = df.constant dense<> : tensor<0x3xf32>
+  %a = df.add %x, %e : (tensor<0x3xf32>, tensor<0x3xf32>) -> tensor<0x3xf32>
+  %n = df.neg %a : (tensor<0x3xf32>) -> tensor<0x3xf32>
+  func.return %n : tensor<0x3xf32>
+}
+
+// -----
+
 // Lone ops stay as they are: no df.fused of one op, a lone matmul included.
 
 // CHECK-LABEL: func.func @alone(
