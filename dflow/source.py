@@ -19,6 +19,7 @@ from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
@@ -140,8 +141,23 @@ def parse_module(
         module = parser.parse_module()
     except ParseError as error:
         raise _parse_failure(error, padded) from None
+    _check_resolved(module)
     verify(module)
     return module
+
+
+def _check_resolved(module: ModuleOp) -> None:
+    """xDSL's parser can leave a use unresolved, with no error, when a region of the
+    using op defines the name (`df.fused(%1 = %1)` where only the region has `%1`);
+    its verifier then fails with a ValueError."""
+    for op in module.walk():
+        for index, operand in enumerate(op.operands):
+            if isinstance(operand, ForwardDeclaredValue):
+                raise DflowError(
+                    f"operand {index} of {op.name} is defined nowhere before this op "
+                    "(only inside its own region?)",
+                    location_of(op),
+                )
 
 
 _USED_WITH_TYPE = re.compile(r"used with type (.+), but has been previously used or defined with")

@@ -424,7 +424,17 @@ FEED_MUTATORS: dict[str, FeedMutator] = {
 # ------------------------------------------------------------------ commands
 
 TWO_CPUS = ("--devices", "cpu:0,cpu:1")
-PASSES = ["df-optimize", "df-fuse", "canonicalize", "df-autodiff", "cse,df-prune", "dce"]
+PASSES = [
+    "df-optimize",
+    "df-fuse",
+    "canonicalize",
+    "df-autodiff",
+    "cse,df-prune",
+    "dce",
+    "df-recompute",
+    "df-place-devices{devices=cpu:0,cpu:1},df-partition",
+    "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host",
+]
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "run-interpret": ("run", "--interpret"),

@@ -12,6 +12,7 @@ import base64
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import fuzz_cli
@@ -19,7 +20,7 @@ import pytest
 from fuzz_cli import Outcome, problems, run_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
-CI_CASES = 300
+CI_CASES = 600
 CHUNK = 50
 SUBPROCESS_SEEDS = range(100_000, 100_006)
 
@@ -33,6 +34,15 @@ def private_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DFLOW_CACHE_DIR", str(tmp_path / "dflow-cache"))
 
 
+KNOWN_OPEN = {
+    "SyntaxError: invalid syntax (cpu_": "emit_numba names a Python function after a symbol "
+    "verbatim: @pass (lit lower_host.mlir) is a keyword; see test_function_named_pass",
+}
+"""Failures reported to the owner of lowering/ and not fixed yet, by a piece of their
+stderr: a case with one is let through with a warning. Each has a strict xfail test
+below that fails once it is fixed, so the entry is then removed."""
+
+
 def _run_cases(seeds: range, tmp_path: Path) -> list[str]:
     failures: list[str] = []
     for seed in seeds:
@@ -42,7 +52,10 @@ def _run_cases(seeds: range, tmp_path: Path) -> list[str]:
         argv = fuzz_cli.write_case(case, folder)
         outcome = run_in_process(argv)
         found = problems(argv, outcome)
-        if found:
+        known = [why for piece, why in KNOWN_OPEN.items() if piece in outcome.stderr]
+        if found and known:
+            warnings.warn(f"{case.label}: known open bug: {known[0]}", stacklevel=1)
+        elif found:
             failures.append(f"{case.label}: {'; '.join(found)}\n{fuzz_cli.describe(argv, outcome)}")
     return failures
 
@@ -276,3 +289,44 @@ def test_damaged_npz(patches: dict[int, int], reason: str, tmp_path: Path) -> No
     (tmp_path / "x.npz").write_bytes(bytes(damaged))
     argv = ["run", "--interpret", str(tmp_path / "p.mlir"), "--inputs", str(tmp_path / "x.npz")]
     _one_error_line(argv, reason)
+
+
+SELF_FED_FUSED = """\
+func.func @mlp(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
+  %r = df.fused(%0 = %x, %1 = %1, %2 = %bias) {kind = "contraction", name = "fused_matmul_0"} : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+    %m = df.matmul %0, %1 : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %a = df.add %m, %2 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %r_1 = df.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    df.yield %r_1 : tensor<4x8xf32>
+  }
+  func.return %r : tensor<4x8xf32>
+}
+"""  # noqa: E501 (the mutant as the fuzzer wrote it)
+"""bench/fuzz.py seed 20413: swap_uses of bufferize.mlir#1 (%w -> %1; its CHECK
+comments left out). xDSL's parser leaves the operand unresolved, silently."""
+
+
+def test_operand_named_only_inside_its_region(tmp_path: Path) -> None:
+    """Was a ValueError ('Forward declared values do not have an owner') from the verifier."""
+    path = tmp_path / "fused.mlir"
+    path.write_text(SELF_FED_FUSED)
+    for argv in (
+        ["plan", "--devices", "cpu:0,cpu:1", str(path), "--entry", "mlp"],
+        ["opt", str(path)],
+    ):
+        _one_error_line(argv, f"{path}:2:3: error: operand 1 of df.fused is defined nowhere")
+
+
+@pytest.mark.xfail(strict=True, reason="open: lowering/emit_numba.py, reported to its owner")
+def test_function_named_pass(tmp_path: Path) -> None:
+    """A function named by a Python keyword, as in lit lower_host.mlir#1 (found by
+    change_element_type of it, seed 360): compiled, `def pass(rt, x):` is a SyntaxError."""
+    path = tmp_path / "keyword.mlir"
+    path.write_text(
+        "func.func @pass(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %n = df.neg %x : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %n : tensor<2xf32>\n}\n"
+    )
+    argv = ["run", str(path), "--entry", "pass"]
+    outcome = run_in_process(argv)
+    assert outcome.status == 0, fuzz_cli.describe(argv, outcome)
