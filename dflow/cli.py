@@ -46,8 +46,9 @@ from dflow.multidevice import (
 )
 from dflow.opt import add_opt_arguments, run_opt
 from dflow.pipeline import parsed_pipeline, run_pipeline
-from dflow.source import Source, display_name, parse_module, read_source
+from dflow.source import Source, display_name, location_of, parse_module, read_source
 from dflow.viz import to_dot, write_picture
+from dflow.wellformed import check_runnable
 from dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
 from lowering.plan_buffers import plan_entry
 from runtime import ProgramError
@@ -158,11 +159,22 @@ def _load(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
     return source, module
 
 
+def _load_runnable(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
+    """`_load`, for the commands that run or compile the program: no call to a
+    declaration, a send for every receive."""
+    source, module = _load(args)
+    failure = check_runnable(module)
+    if failure is not None:
+        op, message = failure
+        raise DflowError(message, location_of(op))
+    return source, module
+
+
 PLAN_FIGURES = ("arena_bytes", "lower_bound_bytes", "naive_bytes")
 
 
 def _plan(args: argparse.Namespace) -> None:
-    _, module = _load(args)
+    _, module = _load_runnable(args)
     module = split_for_devices(module, devices_for(module, args.devices))
     try:
         plans = plan_entry(module, args.entry)
@@ -195,7 +207,7 @@ def _viz(args: argparse.Namespace) -> None:
 
 
 def _compile(args: argparse.Namespace) -> None:
-    _, module = _load(args)
+    _, module = _load_runnable(args)
     devices = devices_for(module, args.devices)
     sources = compile_module(module, devices, args.parallel)
     write_modules(sources, Path(args.output))
@@ -240,7 +252,7 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
 
 
 def _run(args: argparse.Namespace) -> None:
-    source, module = _load(args)
+    source, module = _load_runnable(args)
     if is_partitioned(module):
         function = entry_signature(module, args.entry)
     else:

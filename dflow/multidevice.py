@@ -82,9 +82,11 @@ def devices_for(module: ModuleOp, requested: str | None) -> str | None:
 
 
 def _checked_devices(module: ModuleOp, requested: str) -> str:
-    devices = [part.strip() for part in requested.split(",") if part.strip()]
-    if not devices:
+    devices = [part.strip() for part in requested.split(",")]
+    if not any(devices):
         raise DflowError("--devices is empty: name at least one device, e.g. --devices cpu:0")
+    if not all(devices):
+        raise DflowError(f"--devices {requested!r} has an empty entry between commas")
     for device in devices:
         if not DEVICE_PATTERN.fullmatch(device):
             raise DflowError(f"--devices: bad device {device!r}: each must be cpu:N or gpu:N")

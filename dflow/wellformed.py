@@ -5,7 +5,7 @@ used before the op that defines it parses and verifies, then makes the interpret
 fail with a `KeyError` and the partitioner see a cycle. Recursive `func.call`
 chains verify too, and make inlining and interpretation recurse without end. MLIR
 rejects the first in its verifier (dominance); dflow's lowering inlines every call,
-so it rejects the second.
+so it rejects the second. `check_runnable` adds what only running needs.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, OpResult
+
+from dialects.df.communication import RecvOp, SendOp
 
 Failure = tuple[Operation, str]
 """The op at fault and the message that says why."""
@@ -87,3 +89,37 @@ def _cycle_from(
     path.pop()
     finished.add(name)
     return None
+
+
+def check_runnable(module: ModuleOp) -> Failure | None:
+    """What running a well-formed program needs besides: no call to a declaration
+    (there is no body to run) and a `df.send` for every `df.recv` (else the receive
+    waits out the timeout)."""
+    return _first_call_to_declaration(module) or _first_unmatched_recv(module)
+
+
+def _first_call_to_declaration(module: ModuleOp) -> Failure | None:
+    declared = {
+        op.sym_name.data for op in module.walk() if isinstance(op, FuncOp) and op.is_declaration
+    }
+    for op in module.walk():
+        if isinstance(op, CallOp) and op.callee.root_reference.data in declared:
+            name = op.callee.root_reference.data
+            return op, f"func.call of @{name}, a declaration without a body: nothing to run"
+    return None
+
+
+def _first_unmatched_recv(module: ModuleOp) -> Failure | None:
+    sent = {_channel(op) for op in module.walk() if isinstance(op, SendOp)}
+    for op in module.walk():
+        if isinstance(op, RecvOp) and _channel(op) not in sent:
+            key, source, destination = _channel(op)
+            return op, (
+                f"df.recv of key {key!r} from {source} to {destination} has no df.send of "
+                "that key between those devices: it would wait for ever"
+            )
+    return None
+
+
+def _channel(op: SendOp | RecvOp) -> tuple[str, str, str]:
+    return op.key.data, op.source.data, op.destination.data

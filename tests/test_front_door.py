@@ -98,10 +98,11 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
 }
 """
 
-ORPHAN_RECV = """\
+RECV_BEFORE_SEND = """\
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = df.recv {key = "k", from = "cpu:1", to = "cpu:0"} : () -> tensor<4xf32>
   %y = df.add %x, %r : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  df.send %x {key = "k", from = "cpu:1", to = "cpu:0"} : (tensor<4xf32>) -> ()
   func.return %y : tensor<4xf32>
 }
 """
@@ -462,6 +463,58 @@ def test_unusable_cache_folder_is_one_line(
     assert "set DFLOW_CACHE_DIR to a folder you can write" in err
 
 
+ORPHAN_RECV = """\
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = df.recv {key = "k", from = "cpu:1", to = "cpu:0"} : () -> tensor<4xf32>
+  %y = df.add %x, %r : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+
+CALLS_A_DECLARATION = """\
+func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @ext(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("program", "expected"),
+    [
+        (
+            ORPHAN_RECV,
+            "{path}:2:3: error: df.recv of key 'k' from cpu:1 to cpu:0 has no df.send of that "
+            "key between those devices: it would wait for ever",
+        ),
+        (
+            CALLS_A_DECLARATION,
+            "{path}:3:3: error: func.call of @ext, a declaration without a body: nothing to run",
+        ),
+    ],
+)
+def test_programs_that_cannot_run_are_refused_up_front(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], program: str, expected: str
+) -> None:
+    path = write(tmp_path, "p.mlir", program)
+    for command in (["run", path], ["run", path, "--interpret"], ["plan", path]):
+        start = time.monotonic()
+        assert fails(capsys, *command) == expected.format(path=path)
+        assert time.monotonic() - start < 10
+    assert main(["opt", str(path)]) == 0  # still a valid module to transform
+
+
+@pytest.mark.parametrize("devices", ["cpu:0,,cpu:1", "cpu:0,", ",cpu:0"])
+def test_an_empty_device_entry_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], devices: str
+) -> None:
+    path = write(tmp_path, "relu.mlir", UNARY.replace("OP", "relu"))
+    assert fails(capsys, "run", path, "--devices", devices).endswith(
+        f"--devices {devices!r} has an empty entry between commas"
+    )
+
+
 @pytest.mark.parametrize("devices", ["", ",", " "])
 def test_empty_device_list_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], devices: str
@@ -520,7 +573,7 @@ def test_interpreting_a_gpu_says_it_runs_on_the_host(
 def test_timeout_holds_for_one_interpreted_device(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path, "orphan.mlir", ORPHAN_RECV)
+    path = write(tmp_path, "orphan.mlir", RECV_BEFORE_SEND)
     start = time.monotonic()
     err = fails(capsys, "run", path, "--interpret", "--timeout", "0.3")
     assert time.monotonic() - start < 10
