@@ -16,9 +16,10 @@ Python holds:
   library routines as their own launches;
 - each host function as a plain Python function `main(rt, *arguments)` of calls
   to the runtime context `rt` (arena, views, send/recv, copies);
-- `ENTRIES`: per host function, what the runtime checks and routes: the part's
-  argument and result indices in the whole entry, and the entry's argument and
-  result types as `(shape, dtype)` pairs;
+- `ENTRIES`: per host function, what the runtime checks and routes: its Python
+  name (the symbol, or `f_...` where the symbol is no Python identifier), the
+  part's argument and result indices in the whole entry, and the entry's argument
+  and result types as `(shape, dtype)` pairs;
 - on a CPU, `KERNEL_ARGUMENTS`: each kernel's arrays as `(dtype, rank)` pairs,
   so the runtime can load a kernel's cached code before its first call
   (`runtime/warm_start.py`).
@@ -682,16 +683,26 @@ class ModulePrinter:
     def host(self, op: func.FuncOp) -> dict[str, Any]:
         names = self.module_names()
         arguments = [names.define(a, f"arg{i}") for i, a in enumerate(op.args)]
+        function = self.host_name(op.sym_name.data)
         self.out("")
         self.out("")
-        self.out(
-            f"def {op.sym_name.data}(rt, {', '.join(arguments)}):"
-            if arguments
-            else f"def {op.sym_name.data}(rt):"
-        )
+        self.out(f"def {function}({', '.join(['rt', *arguments])}):")
         with self.out.indented():
             HostPrinter(self.out, names).block(op.body.block)
-        return _entry(op)
+        return {**_entry(op), "function": function}
+
+    @cached_property
+    def symbols_taken(self) -> set[str]:
+        """Module-level Python names given so far (grows as host names are made)."""
+        return set(self.module_level_names)
+
+    def host_name(self, symbol: str) -> str:
+        """The Python name of host function `@symbol`: the symbol itself where it is
+        an identifier and no keyword, else a unique `f_...` (MLIR allows `@pass`,
+        `@a.b`, `@"x y"`)."""
+        if symbol.isidentifier() and not keyword.iskeyword(symbol):
+            return symbol
+        return _identifier(f"f_{symbol}", self.symbols_taken, "f")
 
 
 def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:

@@ -155,7 +155,7 @@ class _DeviceRun:
             signature = self.part.entry(self.entry)
             if signature is None:
                 return
-            host = getattr(self.part.module, self.entry)
+            host = getattr(self.part.module, signature["function"])
             context = self.program.context(self.part.device, self.channels)
             outputs = host(context, *(self.feeds[i] for i in signature["arguments"]))
             for index, value in zip(signature["results"], outputs, strict=True):

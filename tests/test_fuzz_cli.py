@@ -12,10 +12,10 @@ import base64
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import fuzz_cli
+import numpy as np
 import pytest
 from fuzz_cli import Outcome, problems, run_in_process
 
@@ -34,15 +34,6 @@ def private_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DFLOW_CACHE_DIR", str(tmp_path / "dflow-cache"))
 
 
-KNOWN_OPEN = {
-    "SyntaxError: invalid syntax (cpu_": "emit_numba names a Python function after a symbol "
-    "verbatim: @pass (lit lower_host.mlir) is a keyword; see test_function_named_pass",
-}
-"""Failures reported to the owner of lowering/ and not fixed yet, by a piece of their
-stderr: a case with one is let through with a warning. Each has a strict xfail test
-below that fails once it is fixed, so the entry is then removed."""
-
-
 def _run_cases(seeds: range, tmp_path: Path) -> list[str]:
     failures: list[str] = []
     for seed in seeds:
@@ -52,10 +43,7 @@ def _run_cases(seeds: range, tmp_path: Path) -> list[str]:
         argv = fuzz_cli.write_case(case, folder)
         outcome = run_in_process(argv)
         found = problems(argv, outcome)
-        known = [why for piece, why in KNOWN_OPEN.items() if piece in outcome.stderr]
-        if found and known:
-            warnings.warn(f"{case.label}: known open bug: {known[0]}", stacklevel=1)
-        elif found:
+        if found:
             failures.append(f"{case.label}: {'; '.join(found)}\n{fuzz_cli.describe(argv, outcome)}")
     return failures
 
@@ -317,16 +305,23 @@ def test_operand_named_only_inside_its_region(tmp_path: Path) -> None:
         _one_error_line(argv, f"{path}:2:3: error: operand 1 of df.fused is defined nowhere")
 
 
-@pytest.mark.xfail(strict=True, reason="open: lowering/emit_numba.py, reported to its owner")
-def test_function_named_pass(tmp_path: Path) -> None:
+@pytest.mark.parametrize("symbol", ["pass", "class", '"a.b"', '"x y"', "f$1"])
+def test_functions_named_as_no_python_name_compile(tmp_path: Path, symbol: str) -> None:
     """A function named by a Python keyword, as in lit lower_host.mlir#1 (found by
-    change_element_type of it, seed 360): compiled, `def pass(rt, x):` is a SyntaxError."""
+    change_element_type of it, seed 360), or by characters Python names cannot hold:
+    compiled, `def pass(rt, x):` was a SyntaxError. The result is checked by hand."""
     path = tmp_path / "keyword.mlir"
     path.write_text(
-        "func.func @pass(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        f"func.func @{symbol}(%x: tensor<2xf32>) -> tensor<2xf32> {{\n"
         "  %n = df.neg %x : (tensor<2xf32>) -> tensor<2xf32>\n"
         "  func.return %n : tensor<2xf32>\n}\n"
     )
-    argv = ["run", str(path), "--entry", "pass"]
+    inputs, output = tmp_path / "in.npz", tmp_path / "out.npz"
+    x = np.array([1.5, -2.0], dtype=np.float32)
+    np.savez(inputs, x=x)
+    entry = symbol.strip('"')
+    argv = ["run", str(path), "--entry", entry, "--inputs", str(inputs), "--output", str(output)]
     outcome = run_in_process(argv)
     assert outcome.status == 0, fuzz_cli.describe(argv, outcome)
+    with np.load(output) as results:
+        np.testing.assert_array_equal(results["out0"], -x)

@@ -48,7 +48,7 @@
 // CHECK-NEXT:      s = rt.output((4,), np.float32)
 // CHECK-NEXT:      fused_mul_1(r, main_cst0, s)
 // CHECK-NEXT:      return (r, s)
-// CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192}}
+// CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192, 'function': 'main'}}
 // CHECK-NEXT:  KERNEL_ARGUMENTS = {'fused_matmul_0': [('float32', 2), ('float32', 2), ('float32', 1), ('float32', 2)], 'fused_mul_1': [('float32', 2), ('float32', 1), ('float32', 1)]}
 func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %k = df.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
@@ -121,7 +121,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      d = rt.output((4,), np.float32)
 // CHECK-NEXT:      neg_1(c, d)
 // CHECK-NEXT:      return (d,)
-// CHECK:       ENTRIES = {'main': {'arguments': [0], 'results': [0], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 64}}
+// CHECK:       ENTRIES = {'main': {'arguments': [0], 'results': [0], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 64, 'function': 'main'}}
 // CHECK-NEXT:  KERNEL_ARGUMENTS = {'exp_0': [('float32', 1), ('float32', 1)], 'neg_1': [('float32', 1), ('float32', 1)]}
 
 // CHECK-LABEL: # ----- gpu_0.py -----
@@ -152,7 +152,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      rt.send('main.k1', 'cpu:0', c)
 // CHECK-NEXT:      {{^ *}}[[R:[A-Za-z0-9_]+]] = rt.fetch(b)
 // CHECK-NEXT:      return ([[R]],)
-// CHECK:       ENTRIES = {'main': {'arguments': [1], 'results': [1], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 128}}
+// CHECK:       ENTRIES = {'main': {'arguments': [1], 'results': [1], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 128, 'function': 'main'}}
 builtin.module {
   builtin.module attributes {df.device = "cpu:0"} {
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: 0>, df.results = array<i64: 0>, df.function_type = (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)} {
@@ -173,4 +173,20 @@ builtin.module {
       func.return %b : tensor<4xf32>
     }
   }
+}
+
+// -----
+
+// A host function whose symbol is no Python name (a keyword, a dot) gets a
+// unique `f_` name; ENTRIES maps the symbol to it for the runtime.
+// CHECK-LABEL: def f_pass(rt, x):
+// CHECK-LABEL: def f_a_b(rt, x):
+// CHECK:       ENTRIES = {'pass': {{{.*}}'function': 'f_pass'}, 'a.b': {{{.*}}'function': 'f_a_b'}}
+func.func @pass(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+func.func @"a.b"(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
 }
