@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.errors import DflowError
-from dflow.multidevice import is_partitioned, split_for_devices
+from dflow.multidevice import devices_for, is_partitioned, split_for_devices
 from dflow.pipeline import apply_pipeline
 from lowering.emit_numba import emit_modules, module_file_name
 from runtime import Program, load_program
@@ -41,7 +41,9 @@ pipelines (`transforms`, `dflow`) as much as the lowering."""
 
 
 def lower(module: ModuleOp, devices: str | None = None) -> ModuleOp:
-    """`module` lowered to host functions and kernels, in place."""
+    """`module` lowered to host functions and kernels, in place, on `devices` (by
+    default those its pins name, else cpu:0; see `devices_for`)."""
+    devices = devices_for(module, devices)
     if devices is not None or is_partitioned(module):
         module = split_for_devices(module, devices)
     try:

@@ -35,18 +35,20 @@ from dialects.df.types import DEVICE_PATTERN
 from lowering.inline import InlinePass
 from lowering.partition import ARGUMENTS, FUNCTION_TYPE, RESULTS, PartitionPass
 from transforms.placement import PlaceDevicesPass
+from transforms.prune import PrunePass
 
 Array = Any
 
 
 def split_for_devices(module: ModuleOp, devices: str | None) -> ModuleOp:
     """`module` partitioned for `devices`: calls inlined (each device runs straight-line
-    parts), then placed unless every op is placed; a module that is already partitioned
-    is returned as it is."""
+    parts) and values nothing uses dropped (so that none is sent between devices),
+    then placed; a module that is already partitioned is returned as it is."""
     if is_partitioned(module):
         return module
     try:
         InlinePass().apply(make_context(), module)
+        PrunePass().apply(make_context(), module)
         place(module, devices or "cpu:0")
         PartitionPass().apply(make_context(), module)
     except DiagnosticException as error:

@@ -419,7 +419,7 @@ def _localize(
     """What stands for `value` inside `body`: a clone of a splat constant (when
     `clone_splat`), else a new block argument bound to `value` as an operand."""
     owner = value.owner
-    if clone_splat and isinstance(owner, ConstantOp) and _scalar_splat(owner):
+    if clone_splat and isinstance(owner, ConstantOp) and is_splat(to_array(owner.value)):
         clone = ConstantOp(owner.value)
         clone.result.name_hint = value.name_hint
         if device is not None:
@@ -429,13 +429,6 @@ def _localize(
     inputs.append(value)
     argument: BlockArgument = body.insert_arg(value.type, len(body.args))
     return argument
-
-
-def _scalar_splat(constant: ConstantOp) -> bool:
-    """Whether `constant` is one scalar repeated, which a kernel holds in a register: a
-    splat with elements (an empty constant has no scalar to stand for it)."""
-    array = to_array(constant.value)
-    return array.size > 0 and is_splat(array)
 
 
 def fuse_function(

@@ -34,6 +34,7 @@ def test_splats_compare_bits_so_nan_and_signed_zero_count() -> None:
     assert is_splat(np.full(5, np.nan))
     assert not is_splat(np.array([0.0, -0.0]))
     assert not is_splat(np.array([1.0, np.nan]))
+    assert not is_splat(np.zeros((0, 3)))  # no element to repeat (df-fuse cloned one)
 
 
 def test_policy_skips_growing_broadcasts_unless_small() -> None:

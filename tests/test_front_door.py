@@ -24,6 +24,9 @@ from cli_support import ROOT, run_dflow
 from numpy.typing import NDArray
 
 from dflow.cli import main
+from dflow.compiler import compile_module
+from dflow.multidevice import split_for_devices
+from dflow.source import parse_module
 
 Array = NDArray[Any]
 
@@ -217,6 +220,30 @@ def test_pins_name_the_devices_without_devices_option(
         np.testing.assert_array_equal(results(out)[0], -np.maximum(X4, 0))
     assert main(["plan", str(program), "--json"]) == 0
     assert '"cpu:1"' in capsys.readouterr().out
+
+
+UNUSED_ACROSS_DEVICES = """\
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = df.exp %x {df.device = "cpu:1"} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = df.neg %a {df.device = "cpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = df.relu %x {df.device = "cpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+
+
+def test_unused_values_are_dropped_before_partitioning() -> None:
+    """%b is unused, so %a is too: nothing is sent from cpu:1 to cpu:0."""
+    module = split_for_devices(parse_module(UNUSED_ACROSS_DEVICES, "u.mlir"), "cpu:0,cpu:1")
+    names = [op.name for op in module.walk()]
+    assert "df.send" not in names and "df.recv" not in names
+    assert "df.exp" not in names and "df.neg" not in names
+    assert names.count("df.relu") == 1
+
+
+def test_compiling_from_python_follows_the_pins() -> None:
+    sources = compile_module(parse_module(PINNED, "pin.mlir"))
+    assert sorted(sources) == ["cpu_1.py"]
 
 
 @pytest.mark.parametrize(

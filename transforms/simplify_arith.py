@@ -54,7 +54,7 @@ OpT = TypeVar("OpT", bound=Operation)
 def splat_value(value: SSAValue) -> Any | None:
     """The repeated element of a splat `df.constant`, as a Python number, else None."""
     array = constant_operand(value)
-    if array is None or array.size == 0 or not is_splat(array):
+    if array is None or not is_splat(array):
         return None
     return array.reshape(-1)[0].item()
 

@@ -29,10 +29,11 @@ SMALL_BYTES = 1024
 
 
 def is_splat(array: Array) -> bool:
-    """Whether every element has the same bits as the first (NaN and -0.0 included)."""
+    """Whether every element has the same bits as the first (NaN and -0.0 included).
+    An empty array is none: it has no element to repeat."""
     flat = np.ascontiguousarray(array).reshape(-1)
     if flat.size == 0:
-        return True
+        return False
     rows = flat.view(np.uint8).reshape(flat.size, -1)
     return bool((rows == rows[0]).all())
 
