@@ -97,7 +97,9 @@ class LocatingParser(Parser):
             raise
         except ParseError as error:
             raise _placed(error, where) from None
-        except VerifyException as error:  # an attribute of the wrong kind, found while parsing
+        except (VerifyException, ValueError, OverflowError) as error:
+            # an attribute that cannot be built (of the wrong kind, a number out of its
+            # type's range), found while parsing
             raise _PlacedParseError(where, first_line(error)) from None
         except MemoryError:
             raise _PlacedParseError(where, "this op's constant does not fit in memory") from None

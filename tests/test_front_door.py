@@ -621,6 +621,12 @@ def test_timeout_holds_for_one_interpreted_device(
             "{path}:2:3: error: %y is defined with another type than tensor<4xf32>",
         ),
         (WRONG_CONSTANT, "{path}:2:3: error: Shape mismatch in dense literal"),
+        (
+            "func.func @main() -> tensor<2xi32> {\n"
+            "  %c = df.constant dense<9223372036854775808> : tensor<2xi32>\n"
+            "  func.return %c : tensor<2xi32>\n}\n",
+            "{path}:2:3: error: Integer value 9223372036854775808 is out of range for type i32",
+        ),
     ],
 )
 def test_parse_errors_point_at_the_mistake(
