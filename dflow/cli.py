@@ -37,6 +37,7 @@ from dflow.compiler import compile_module, compiled_program, write_modules
 from dflow.errors import DflowError, first_line
 from dflow.multidevice import (
     check_gpus,
+    check_parts,
     devices_for,
     entry_signature,
     is_partitioned,
@@ -163,6 +164,7 @@ def _load_runnable(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
     """`_load`, for the commands that run or compile the program: no call to a
     declaration, a send for every receive."""
     source, module = _load(args)
+    check_parts(module)
     failure = check_runnable(module)
     if failure is not None:
         op, message = failure

@@ -17,11 +17,11 @@ from typing import Any
 
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Region
+from xdsl.ir import Attribute, Block, Region
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from dflow.errors import DflowError, first_line
-from dflow.source import make_context
+from dflow.source import location_of, make_context
 from dialects.df import annotations
 from dialects.df.functions import function_named
 from dialects.df.interpreter import (
@@ -216,3 +216,53 @@ def _device_list(module: ModuleOp, devices: str | None) -> list[str]:
     if devices is not None:
         return devices.split(",")
     return [device for device, _ in device_modules(module)]
+
+
+def check_parts(module: ModuleOp) -> None:
+    """The device parts of a partitioned module agree with the whole functions they
+    are parts of (df-partition makes them so; a hand-edited module may not): every
+    part of a function records the same whole type, and its `df.arguments` and
+    `df.results` give, for each of its own arguments and results, an index into the
+    whole function's of the same type."""
+    wholes: dict[str, FunctionType] = {}
+    for device, part in device_modules(module):
+        for function in part.ops:
+            if isinstance(function, FuncOp) and not function.is_declaration:
+                whole = _check_part(device, function)
+                first = wholes.setdefault(function.sym_name.data, whole)
+                if whole != first:
+                    raise DflowError(
+                        f"@{function.sym_name.data} on {device} records {whole} as the whole "
+                        f"function's type, another part {first}",
+                        location_of(function),
+                    )
+
+
+def _check_part(device: str, function: FuncOp) -> FunctionType:
+    whole = function.attributes.get(FUNCTION_TYPE)
+    where = f"@{function.sym_name.data} on {device}"
+    if not isinstance(whole, FunctionType):
+        raise DflowError(f"{where} has no {FUNCTION_TYPE}: not made by df-partition")
+    own = function.function_type
+    for attribute, kind, local, full in (
+        (ARGUMENTS, "argument", own.inputs.data, whole.inputs.data),
+        (RESULTS, "result", own.outputs.data, whole.outputs.data),
+    ):
+        indices = _indices(function, attribute)
+        problem = _index_problem(indices, local, full, kind)
+        if problem is not None:
+            raise DflowError(f"{where}: {attribute} {problem}", location_of(function))
+    return whole
+
+
+def _index_problem(
+    indices: Sequence[int], local: Sequence[Attribute], full: Sequence[Attribute], kind: str
+) -> str | None:
+    if len(indices) != len(local):
+        return f"gives {len(indices)} indices for {len(local)} {kind}s of this part"
+    for index, type in zip(indices, local, strict=True):
+        if not 0 <= index < len(full):
+            return f"holds {index}, but the whole function has {len(full)} {kind}s"
+        if full[index] != type:
+            return f"maps a {type} {kind} to the whole's {kind} {index}, of type {full[index]}"
+    return None

@@ -532,6 +532,64 @@ def test_programs_that_cannot_run_are_refused_up_front(
     assert main(["opt", str(path)]) == 0  # still a valid module to transform
 
 
+PARTITIONED = """\
+builtin.module {
+  builtin.module attributes {df.device = "cpu:0"} {
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: ARG>,
+        df.results = array<i64: 0>, df.function_type = WHOLE} {
+      %y = df.relu %x {df.device = "cpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
+      func.return %y : tensor<4xf32>
+    }
+  }
+  builtin.module attributes {df.device = "cpu:1"} {
+    func.func @main() attributes {df.arguments = array<i64>, df.results = array<i64>,
+        df.function_type = OTHER} {
+      func.return
+    }
+  }
+}
+"""
+
+
+F32 = "(tensor<4xf32>) -> tensor<4xf32>"
+F64 = "(tensor<4xf64>) -> tensor<4xf32>"
+
+
+@pytest.mark.parametrize(
+    ("arg", "whole", "other", "message"),
+    [
+        ("99", F32, F32, "df.arguments holds 99, but the whole function has 1 arguments"),
+        ("0, 0", F32, F32, "df.arguments gives 2 indices for 1 arguments of this part"),
+        ("0", F64, F64, "maps a tensor<4xf32> argument to the whole's argument 0, of type"),
+        ("0", F32, F64, f"records {F64} as the whole function's type, another part {F32}"),
+    ],
+)
+def test_partitioned_parts_must_agree_with_their_whole(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    arg: str,
+    whole: str,
+    other: str,
+    message: str,
+) -> None:
+    """Found by the fuzzer (df.arguments = array<i64: 99>): an IndexError traceback."""
+    text = PARTITIONED.replace("ARG", arg).replace("WHOLE", whole).replace("OTHER", other)
+    path = write(tmp_path, "parts.mlir", text)
+    for command in (["run", path], ["run", path, "--interpret"], ["plan", path]):
+        err = fails(capsys, *command)
+        assert message in err, err
+
+
+def test_a_partitioned_program_runs_as_given(tmp_path: Path) -> None:
+    text = PARTITIONED.replace("ARG", "0").replace("WHOLE", F32).replace("OTHER", F32)
+    path = write(tmp_path, "parts.mlir", text)
+    out = tmp_path / "o.npz"
+    for mode in ([], ["--interpret"]):
+        argv = ["run", str(path), "--inputs", str(feeds(tmp_path, x=X4)), "--output", str(out)]
+        assert main([*argv, *mode]) == 0
+        np.testing.assert_array_equal(results(out)[0], np.maximum(X4, 0))
+
+
 @pytest.mark.parametrize("devices", ["cpu:0,,cpu:1", "cpu:0,", ",cpu:0"])
 def test_an_empty_device_entry_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], devices: str
