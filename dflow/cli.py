@@ -56,14 +56,20 @@ from runtime import ProgramError
 
 
 def _seed(text: str) -> int:
-    seed = int(text)
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if seed < 0:
         raise argparse.ArgumentTypeError(f"{seed} is negative: a seed is 0 or more")
     return seed
 
 
 def _timeout(text: str) -> float:
-    timeout = float(text)
+    try:
+        timeout = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not timeout > 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
     return timeout
@@ -119,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run_arguments(run: argparse.ArgumentParser) -> None:
     _program_arguments(
         run,
-        "place (unless every op is placed), partition and run on these devices, "
+        "place, partition and run on these devices, "
         "e.g. cpu:0,cpu:1 (default: the devices the program's pins name, else cpu:0)",
     )
     run.add_argument("--entry", default="main", help="function to run (default: main)")

@@ -434,16 +434,24 @@ def test_programs_too_large_for_memory_are_one_line(
     assert "memory" in err
 
 
-def test_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--seed", "-1", "argument --seed: -1 is negative: a seed is 0 or more"),
+        ("--seed", "abc", "argument --seed: 'abc' is not a whole number"),
+        ("--timeout", "0", "argument --timeout: 0 is not a positive number of seconds"),
+        ("--timeout", "nan", "argument --timeout: nan is not a positive number of seconds"),
+        ("--timeout", "soon", "argument --timeout: 'soon' is not a number of seconds"),
+    ],
+)
+def test_usage_errors_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, message: str
+) -> None:
     path = write(tmp_path, "relu.mlir", UNARY.replace("OP", "relu"))
     with pytest.raises(SystemExit) as exit_:
-        main(["run", str(path), "--seed", "-1"])
+        main(["run", str(path), option, value])
     assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert (
-        err == "dflow run: error: argument --seed: -1 is negative: a seed is 0 or more "
-        "(see dflow run --help)\n"
-    )
+    assert capsys.readouterr().err == f"dflow run: error: {message} (see dflow run --help)\n"
 
 
 def test_output_paths_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
