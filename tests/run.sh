@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
 ruff check .
 ruff format --check .
-pyright
+pyright --project pyproject.toml
 lit -sv tests/filecheck
 python3 -m pytest
