@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from test_cli import DENSE
 
 from dflow import feeds
 from dflow.errors import DflowError
@@ -54,16 +55,7 @@ MAX_STDERR_LINES = 3
 """One line for an error, and room for harmless warnings (a cache note, a GPU note)."""
 
 OWN_PROGRAMS = {
-    "dense": """\
-func.func @main(%x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>)
-    -> (tensor<3x5xf32>, tensor<f32>) {
-  %m = df.matmul %x, %w : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
-  %h = df.add %m, %b : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
-  %r = df.relu %h : (tensor<3x5xf32>) -> tensor<3x5xf32>
-  %s = df.reduce_sum %r : (tensor<3x5xf32>) -> tensor<f32>
-  func.return %r, %s : tensor<3x5xf32>, tensor<f32>
-}
-""",
+    "dense": DENSE,
     "integers": """\
 func.func @main(%a: tensor<4x8xi32>, %b: tensor<8xi32>) -> (tensor<4x8xi32>, tensor<4x8xi1>) {
   %s = df.add %a, %b : (tensor<4x8xi32>, tensor<8xi32>) -> tensor<4x8xi32>
