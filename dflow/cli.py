@@ -47,7 +47,7 @@ from dflow.multidevice import (
 )
 from dflow.opt import add_opt_arguments, run_opt
 from dflow.pipeline import parsed_pipeline, run_pipeline
-from dflow.source import Source, display_name, location_of, parse_module, read_source
+from dflow.source import Source, display_name, location_of, parse_module, read_source, verify
 from dflow.viz import to_dot, write_picture
 from dflow.wellformed import check_runnable
 from dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
@@ -163,6 +163,7 @@ def _load(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
     module = parse_module(source.text, source.name)
     if args.passes:
         run_pipeline(module, args.passes)
+        verify(module)
     return source, module
 
 
@@ -284,6 +285,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DflowError as error:
         error.location = error.location or name
         print(error, file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(
+            f"{name}: error: the program nests too deeply for dflow (calls or regions past "
+            "Python's recursion limit)",
+            file=sys.stderr,
+        )
         return 1
     except MemoryError:
         print(f"{name}: error: out of memory", file=sys.stderr)

@@ -11,6 +11,7 @@ machine code next to them) without lowering again.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import hashlib
 import os
@@ -25,12 +26,13 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from dflow.errors import DflowError
+from dflow.errors import DflowError, first_line
 from dflow.multidevice import devices_for, is_partitioned, split_for_devices
 from dflow.pipeline import apply_pipeline
 from lowering.emit_numba import emit_modules, module_file_name
 from runtime import Program, load_program
 from runtime.library.openblas import numpy_openblas
+from runtime.program import DEVICE_MODULE
 
 LOWERING_PIPELINE = "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
 """From a (partitioned) graph to host functions and kernels."""
@@ -50,7 +52,7 @@ def lower(module: ModuleOp, devices: str | None = None) -> ModuleOp:
         apply_pipeline(module, LOWERING_PIPELINE)
         module.verify()
     except DiagnosticException as error:
-        raise DflowError(str(error).splitlines()[0]) from None
+        raise DflowError(first_line(error)) from None
     return module
 
 
@@ -94,13 +96,22 @@ def write_modules(sources: dict[str, str], directory: Path, *, private: bool = F
         raise DflowError(f"cannot write modules into {directory}: {error.strerror}") from None
     stamp = f"# dflow compiler and runtime {_compiler_fingerprint()[:16]}\n"
     for stale in directory.glob("*_[0-9]*.py"):
-        if stale.name not in sources:
+        if stale.name not in sources and _written_by_dflow(stale):
             stale.unlink()
     for name, source in sources.items():
         path = directory / name
         stamped = stamp + source
         if not path.exists() or path.read_text() != stamped:
             _write_text(path, stamped, 0o600 if private else 0o666)
+
+
+def _written_by_dflow(path: Path) -> bool:
+    """Whether `path` is a device module dflow wrote (`cpu_0.py`, headed by its stamp):
+    a user's `train_2024.py` in the output folder is left alone."""
+    if not DEVICE_MODULE.fullmatch(path.name):
+        return False
+    with path.open(errors="replace") as file:
+        return file.readline().startswith("# dflow compiler and runtime ")
 
 
 def _write_text(path: Path, text: str, mode: int) -> None:
@@ -138,24 +149,35 @@ def compiled_program(
     passes: str = "",
 ) -> Program:
     """The loaded program of `text` (parsed as `module`, then run through `passes`),
-    compiled once per cache key: the text, the options and the compiler's fingerprint."""
+    compiled once per cache key: the text, the options and the compiler's fingerprint.
+    An entry appears whole or not at all: it is written into a private scratch folder
+    of the cache root and renamed onto its key (a process that loses the race to
+    another uses the winner's), so no run loads a half-written entry."""
     options = (text, devices or "", str(parallel), passes, _compiler_fingerprint())
     key = hashlib.sha256("\0".join(options).encode()).hexdigest()[:24]
     directory = private_cache_entry(key)
-    if not any(directory.glob("*_[0-9]*.py")):
-        write_modules(compile_module(module, devices, parallel), directory, private=True)
+    if not directory.exists():
+        scratch = Path(tempfile.mkdtemp(prefix=".new-", dir=directory.parent))
+        write_modules(compile_module(module, devices, parallel), scratch, private=True)
+        try:
+            scratch.rename(directory)
+        except OSError:  # another process renamed its entry there first
+            shutil.rmtree(scratch, ignore_errors=True)
     return load_program(directory)
 
 
 def private_cache_entry(key: str) -> Path:
-    """The cache folder of `key`, under a root only this user can write. An entry or
-    root that another user could have written is never imported (its modules would
-    run as this user): the entry is removed and compiled afresh, with a warning, or
-    a fresh private folder is used where it cannot be removed."""
+    """The cache folder of `key`, under a root only this user can write; it may not
+    exist yet. The root and the entry must be this user's and not group- or
+    world-writable, and everything in the entry this user's (numba writes its cache
+    files with the umask's modes, harmless inside a `0700` folder): an entry that
+    another user could have written is never imported (its modules would run as this
+    user) but removed, with a warning, and compiled afresh; under a root that others
+    can write, in a private folder removed at exit."""
     root = _cache_root_made()
     directory = root / key
     foreign_root = _foreign(root)
-    foreign = foreign_root or next(filter(None, map(_foreign, _entry_paths(directory))), None)
+    foreign = foreign_root or _foreign_entry(directory)
     if foreign is None:
         return directory
     print(
@@ -165,15 +187,22 @@ def private_cache_entry(key: str) -> Path:
     )
     if foreign_root is None:
         shutil.rmtree(directory, ignore_errors=True)
-    if foreign_root is not None or directory.exists():
-        return Path(tempfile.mkdtemp(prefix="dflow-"))
-    return directory
+        if not directory.exists():
+            return directory
+    scratch = Path(tempfile.mkdtemp(prefix="dflow-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    return scratch / key
 
 
 def _cache_root_made() -> Path:
+    """The cache root, made `0700` (and made so again if an older dflow left it open
+    to reading; a root that is not this user's is left to `_foreign`)."""
     root = cache_root()
     try:
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        root = root.resolve()
+        if root.stat().st_uid == os.getuid():
+            root.chmod(0o700)
     except OSError as error:
         raise DflowError(
             f"cannot use the cache folder {root}: {error.strerror or error}; "
@@ -181,12 +210,20 @@ def _cache_root_made() -> Path:
         ) from None
     if not root.is_dir():
         raise DflowError(f"cannot use the cache folder {root}: it is not a folder")
-    return root.resolve()
+    return root
 
 
-def _entry_paths(directory: Path) -> list[Path]:
-    """A cache entry's folder and everything in it (none if it does not exist)."""
-    return [directory, *sorted(directory.rglob("*"))] if directory.exists() else []
+def _foreign_entry(directory: Path) -> Path | None:
+    """The entry folder if others could write it, else the first thing in it that is
+    a link or not this user's; None for an entry that does not exist."""
+    if not directory.exists() and not directory.is_symlink():
+        return None
+    if _foreign(directory) is not None:
+        return directory
+    for path in sorted(directory.rglob("*")):
+        if path.is_symlink() or path.lstat().st_uid != os.getuid():
+            return path
+    return None
 
 
 def _foreign(path: Path) -> Path | None:

@@ -162,28 +162,29 @@ def _check_resolved(module: ModuleOp) -> None:
                 )
 
 
-_USED_WITH_TYPE = re.compile(r"used with type (.+), but has been previously used or defined with")
+_USED_WITH_TYPE = re.compile(
+    r"used with type (.+), but has been previously used or defined with type (.+)$"
+)
 
 
 def _parse_failure(error: ParseError, text: str) -> DflowError:
     """xDSL's parse error as a `DflowError`, made plain where it misleads: a value
-    whose op declares a wrong result type is reported by xDSL where it is used;
-    report it at its definition instead."""
+    used with another type than its definition gives it is reported by xDSL at the
+    use only; report it at the definition (in the same function), naming both types
+    and both places, since either may be the mistake."""
     location = str(error.span.get_location())
     if error.msg == "Could not parse entire input!":
         return DflowError("expected an operation (such as func.func) here", location)
     used = _USED_WITH_TYPE.search(error.msg)
     name = error.span.text
-    definitions = re.finditer(rf"(?m)^\s*({re.escape(name)})\b[^=\n]*=", text)
-    before = [d for d in definitions if d.start(1) < error.span.start]
-    definition = before[-1] if before else None
+    definition = _definition_before(name, text, error.span.start)
     if used is None or definition is None:
         return DflowError(_printable(error.msg), location)
-    line = text.count("\n", 0, definition.start(1)) + 1
-    column = definition.start(1) - text.rfind("\n", 0, definition.start(1))
+    line = text.count("\n", 0, definition) + 1
+    column = definition - text.rfind("\n", 0, definition)
     return DflowError(
-        f"{name} is defined with another type than {used.group(1)}, its type where it is "
-        f"used at {location}: check this op's result type",
+        f"{name} is defined here as {used.group(2)} but used as {used.group(1)} at "
+        f"{location}: one of the two types is wrong",
         f"{error.span.input.name}:{line}:{column}",
     )
 
@@ -191,6 +192,20 @@ def _parse_failure(error: ParseError, text: str) -> DflowError:
 def _printable(message: str) -> str:
     """`message` with control characters escaped (`Unexpected character: \\x00`)."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def _definition_before(name: str, text: str, use: int) -> int | None:
+    """Where `name` is defined before position `use` within its function: as one of
+    an op's results (`%a, %y = ...`) or as an argument of the function; else None."""
+    start = text.rfind("func.func", 0, use)
+    start = max(start, 0)
+    escaped = re.escape(name)
+    result = rf"(?m)^\s*(?:%[\w$.-]+(?::\d+)?\s*,\s*)*({escaped})(?::\d+)?\s*(?:,[^=\n]*)?="
+    found = [m.start(1) for m in re.finditer(result, text[start:use])]
+    if found:
+        return start + found[-1]
+    argument = re.search(rf"({escaped})\s*:", text[start:use])
+    return start + argument.start(1) if argument else None
 
 
 def read_module(path: str | Path, context: Context | None = None) -> ModuleOp:

@@ -61,9 +61,9 @@ def _first_recursive_call(module: ModuleOp) -> Failure | None:
         for function in module.ops
         if isinstance(function, FuncOp)
     }
-    finished: set[str] = set()
+    state: dict[str, bool] = {}  # True while on the current path, False once done
     for name in calls:
-        cycle = _cycle_from(name, calls, [], finished)
+        cycle = None if name in state else _cycle_from(name, calls, state)
         if cycle is not None:
             call, path = cycle
             chain = " -> ".join(f"@{step}" for step in path)
@@ -72,22 +72,26 @@ def _first_recursive_call(module: ModuleOp) -> Failure | None:
 
 
 def _cycle_from(
-    name: str, calls: dict[str, list[CallOp]], path: list[str], finished: set[str]
+    root: str, calls: dict[str, list[CallOp]], state: dict[str, bool]
 ) -> tuple[CallOp, list[str]] | None:
-    """Depth-first from `name`, reached along `path`: the call that closes a cycle and
-    the cycle. Functions in `finished` are known to reach none."""
-    if name in finished:
-        return None
-    path.append(name)
-    for call in calls.get(name, []):
+    """Depth-first from `root`, with a stack of its own (a chain of thousands of calls
+    is a valid program): the call that closes a cycle and the cycle, else None."""
+    path = [root]
+    pending = [iter(calls.get(root, []))]
+    state[root] = True
+    while pending:
+        call = next(pending[-1], None)
+        if call is None:
+            state[path.pop()] = False
+            pending.pop()
+            continue
         callee = call.callee.root_reference.data
-        if callee in path:
+        if state.get(callee):
             return call, [*path[path.index(callee) :], callee]
-        found = _cycle_from(callee, calls, path, finished)
-        if found is not None:
-            return found
-    path.pop()
-    finished.add(name)
+        if callee not in state:
+            state[callee] = True
+            path.append(callee)
+            pending.append(iter(calls.get(callee, [])))
     return None
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import re
 import sys
 import threading
 from collections.abc import Sequence
@@ -32,6 +33,10 @@ DEFAULT_TIMEOUT_S = 60.0
 
 class ProgramError(RuntimeError):
     """A run failed: bad feeds, a device's error, or a receive that timed out."""
+
+
+DEVICE_MODULE = re.compile(r"(cpu|gpu)_\d+\.py")
+"""The file name of a device's module: `cpu_0.py`, `gpu_1.py`."""
 
 
 @dataclass
@@ -64,7 +69,8 @@ def load_program(directory: str | Path, *, warm_start: bool = True) -> Program:
     directory = Path(directory).resolve()
     tag = hashlib.sha1(str(directory).encode()).hexdigest()[:12]
     parts: list[DevicePart] = []
-    for path in sorted(directory.glob("*_[0-9]*.py")):
+    names = sorted(p.name for p in directory.iterdir()) if directory.is_dir() else []
+    for path in [directory / name for name in names if DEVICE_MODULE.fullmatch(name)]:
         module = _import(path, f"dflow_program_{tag}_{path.stem}")
         parts.append(DevicePart(module.DEVICE, module))
     if not parts:

@@ -684,7 +684,8 @@ def test_timeout_holds_for_one_interpreted_device(
         ),
         (
             WRONG_RESULT_TYPE,
-            "{path}:2:3: error: %y is defined with another type than tensor<4xf32>",
+            "{path}:2:3: error: %y is defined here as tensor<5xf32> but used as tensor<4xf32> "
+            "at {path}:3:15: one of the two types is wrong",
         ),
         (WRONG_CONSTANT, "{path}:2:3: error: Shape mismatch in dense literal"),
         (
@@ -733,7 +734,7 @@ def test_a_cache_entry_others_could_write_is_never_imported(
     (entry,) = [p for p in private_cache.iterdir() if p.is_dir()]
     module = _tamper(entry)
     if how == "group-writable":
-        module.chmod(0o660)
+        entry.chmod(0o770)
     else:
         if os.getuid() != 0:
             pytest.skip("only root can give a file to another user")
@@ -741,8 +742,70 @@ def test_a_cache_entry_others_could_write_is_never_imported(
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "TAMPERED" not in captured.out
+    foreign = entry if how == "group-writable" else module
     assert captured.err.startswith(
-        f"dflow: warning: {module} could have been written by another user"
+        f"dflow: warning: {foreign} could have been written by another user"
     )
     np.testing.assert_array_equal(results(out)[0], np.maximum(X4, 0))
     assert "TAMPERED" not in (entry / "cpu_0.py").read_text()
+
+
+def test_the_cache_is_reused_under_a_group_writable_umask(
+    tmp_path: Path, private_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """numba writes its own cache files with the umask's modes (0664 under umask 002):
+    inside the 0700 entry that is harmless, and the entry is reused without a warning."""
+    path = write(tmp_path, "relu.mlir", UNARY.replace("OP", "relu"))
+    old = os.umask(0o002)
+    try:
+        assert main(["run", str(path)]) == 0
+        (entry,) = [p for p in private_cache.iterdir() if p.is_dir()]
+        stamp = (entry / "cpu_0.py").stat().st_mtime_ns
+        (entry / "__pycache__").mkdir(exist_ok=True)
+        (entry / "__pycache__" / "numba-made.nbi").write_bytes(b"")
+        assert main(["run", str(path)]) == 0
+    finally:
+        os.umask(old)
+    assert "warning" not in capsys.readouterr().err
+    assert (entry / "cpu_0.py").stat().st_mtime_ns == stamp
+
+
+def test_an_old_open_cache_root_is_closed(tmp_path: Path, private_cache: Path) -> None:
+    private_cache.mkdir(mode=0o755)
+    private_cache.chmod(0o755)
+    path = write(tmp_path, "relu.mlir", UNARY.replace("OP", "relu"))
+    assert main(["run", str(path)]) == 0
+    assert stat.S_IMODE(private_cache.stat().st_mode) == 0o700
+
+
+def test_compile_leaves_the_users_own_files(tmp_path: Path) -> None:
+    path = write(tmp_path, "relu.mlir", UNARY.replace("OP", "relu"))
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "train_2024.py").write_text("print('mine')\n")
+    (out / "gpu_7.py").write_text("# not dflow's\n")
+    assert main(["compile", str(path), "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["cpu_0.py", "gpu_7.py", "train_2024.py"]
+
+
+def test_a_deep_call_chain_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """1,500 nested calls: the front door's recursion check walks them without
+    recursing; the inliner does recurse, and its limit is one line."""
+    functions = [
+        f"func.func @f{i}(%v: tensor<4xf32>) -> tensor<4xf32> {{\n"
+        f"  %y = func.call @f{i + 1}(%v) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}\n"
+        for i in range(1500)
+    ]
+    last = (
+        "func.func @f1500(%v: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  func.return %v : tensor<4xf32>\n}\n"
+    )
+    path = write(tmp_path, "deep.mlir", "".join(functions) + last)
+    assert main(["opt", str(path)]) == 0
+    capsys.readouterr()
+    err = fails(capsys, "run", path, "--entry", "f0")
+    assert err == (
+        f"{path}: error: the program nests too deeply for dflow (calls or regions past "
+        "Python's recursion limit)"
+    )

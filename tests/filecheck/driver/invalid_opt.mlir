@@ -38,9 +38,9 @@ func.func @g(%v: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// An op whose declared result type is wrong is reported at that op, not at
-// the use where the parser notices it.
-// CHECK: {{.*}}:46:15: check this op's result type{{$}}
+// A value used with another type than its op declares is reported at the op,
+// naming both types and the use where the parser noticed it.
+// CHECK: {{^}}{{.*}}invalid_opt.mlir:45:3: error: %y is defined here as tensor<5xf32> but used as tensor<4xf32> at {{.*}}invalid_opt.mlir:46:15: one of the two types is wrong{{$}}
 func.func @wrong_type(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = df.relu %x : (tensor<4xf32>) -> tensor<5xf32>
   func.return %y : tensor<4xf32>
