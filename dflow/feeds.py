@@ -93,11 +93,12 @@ def available_memory() -> int:
     """Bytes of memory the system can still give (Linux's MemAvailable; elsewhere the
     physical memory)."""
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
+        meminfo = Path("/proc/meminfo").read_text()
     except OSError:
-        pass
+        meminfo = ""
+    for line in meminfo.splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
