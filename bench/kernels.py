@@ -66,10 +66,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from placement import convnet, mlp  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 
-from dflow.compiler import compile_module, write_modules  # noqa: E402
-from dialects.df.interpreter import run_function  # noqa: E402
-from frontend import Graph  # noqa: E402
-from runtime import Program, load_program  # noqa: E402
+from dflow.dialects.df.interpreter import run_function  # noqa: E402
+from dflow.driver.compiler import compile_module, write_modules  # noqa: E402
+from dflow.frontend import Graph  # noqa: E402
+from dflow.runtime import Program, load_program  # noqa: E402
 
 Array = Any
 
@@ -319,7 +319,7 @@ STARTUP = """
 import time, sys
 started = time.perf_counter()
 import numpy as np
-from runtime import load_program
+from dflow.runtime import load_program
 program = load_program(sys.argv[1], warm_start=sys.argv[2] == "warm")
 x = np.ones((64, 64), np.float32)
 program.run("main", [x, x])
@@ -350,7 +350,7 @@ def bench_startup(work: Path) -> None:
 PIPELINE = """
 import sys, time
 from graphgen import random_graph
-from dflow.compiler import compile_module
+from dflow.driver.compiler import compile_module
 sizes = [int(a) for a in sys.argv[1:]]
 best, counts = {}, {}
 compile_module(random_graph(3, min_ops=250, dtype="f32"))  # warm-up, not measured

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from placement import mlp
 
-from dflow.pipeline import apply_pipeline
-from lowering.plan_buffers import plan_function
-from transforms.recompute.budget import (
+from dflow.driver.pipeline import apply_pipeline
+from dflow.lowering.plan_buffers import plan_function
+from dflow.transforms.recompute.budget import (
     STRATEGIES,
     RecomputeModel,
     forward_flops,

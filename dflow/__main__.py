@@ -2,6 +2,6 @@
 
 import sys
 
-from dflow.cli import main
+from dflow.driver.cli import main
 
 sys.exit(main())

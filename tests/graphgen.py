@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from frontend import Graph, Tensor, addn, select
+from dflow.frontend import Graph, Tensor, addn, select
 
 SHAPES: tuple[tuple[int, ...], ...] = ((4, 8), (4, 8), (8,), (4, 1), (1, 8), ())
 NEUTRAL = (0.0, 1.0, -1.0, 2.0, 0.5)

@@ -1,4 +1,4 @@
-"""An independent checker of partitioned modules (written apart from lowering/).
+"""An independent checker of partitioned modules (written apart from dflow.lowering/).
 
 For every function of a module made by `df-partition` it checks that:
 - each device module holds only ops placed on that device, sends from it and
@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
-from dialects.df import RecvOp, SendOp
+from dflow.dialects.df import RecvOp, SendOp
 
 
 def _device_functions(module: ModuleOp) -> dict[str, dict[str, FuncOp]]:

@@ -1,4 +1,4 @@
-"""An independent checker of buffer plans (written apart from lowering/).
+"""An independent checker of buffer plans (written apart from dflow.lowering/).
 
 `check_blocks` checks a plan given as blocks (name, size, offset, first and last
 live step) and an arena size:

@@ -49,15 +49,15 @@ from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
-from dflow.compiler import compile_module, write_modules
-from dflow.pipeline import apply_pipeline
-from dialects import df
-from dialects.df.interpreter import run_function
-from dialects.df.semantics import numpy_dtype
-from dialects.df.types import static_tensor
-from frontend import Graph, Tensor, addn, concat, select
-from frontend.builder import element_type
-from runtime import load_program
+from dflow.dialects import df
+from dflow.dialects.df.interpreter import run_function
+from dflow.dialects.df.semantics import numpy_dtype
+from dflow.dialects.df.types import static_tensor
+from dflow.driver.compiler import compile_module, write_modules
+from dflow.driver.pipeline import apply_pipeline
+from dflow.frontend import Graph, Tensor, addn, concat, select
+from dflow.frontend.builder import element_type
+from dflow.runtime import load_program
 
 Array = NDArray[Any]
 

@@ -22,12 +22,12 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.source import make_context, parse_module
-from dialects.df import AddNOp, ConstantOp
-from dialects.df.annotations import BACKWARD
-from dialects.df.interpreter import make_interpreter, run_function
-from frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
-from transforms.autodiff import AutodiffPass
+from dflow.dialects.df import AddNOp, ConstantOp
+from dflow.dialects.df.annotations import BACKWARD
+from dflow.dialects.df.interpreter import make_interpreter, run_function
+from dflow.driver.source import make_context, parse_module
+from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
+from dflow.transforms.autodiff import AutodiffPass
 
 Array = NDArray[Any]
 Body = Callable[..., Tensor]

@@ -2,7 +2,7 @@
 
 Every `df` op, alone or beside a few others in one module (kernels cost ~0.1 s each
 to compile, so one module holds many independent results), is lowered with
-`dflow.compiler.compile_module`, written with `write_modules`, loaded with
+`dflow.driver.compiler.compile_module`, written with `write_modules`, loaded with
 `runtime.load_program` and run; its results must equal the interpreter's
 (`run_function`) on the same inputs: same dtype and shape, floats within
 rtol 1e-5 / atol 1e-6 (f32) or rtol 1e-10 (f64), integers and booleans exactly.
@@ -29,20 +29,20 @@ from graphgen import random_graph
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
-from dflow import compiler
-from dflow.compiler import compile_module, compiled_program, write_modules
-from dflow.errors import DflowError
-from dflow.feeds import random_inputs
-from dflow.pipeline import apply_pipeline
-from dflow.source import parse_module
-from dialects import df
-from dialects.df.interpreter import run_function
-from frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
-from frontend.builder import element_type
-from lowering.emit_numba import emit_modules
-from runtime import Program, ProgramError, load_program
-from runtime.library import cpu as cpu_library
-from runtime.library.blas import SGEMM
+from dflow.dialects import df
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver import compiler
+from dflow.driver.compiler import compile_module, compiled_program, write_modules
+from dflow.driver.errors import DflowError
+from dflow.driver.feeds import random_inputs
+from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.source import parse_module
+from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
+from dflow.frontend.builder import element_type
+from dflow.lowering.emit_numba import emit_modules
+from dflow.runtime import Program, ProgramError, load_program
+from dflow.runtime.library import cpu as cpu_library
+from dflow.runtime.library.blas import SGEMM
 
 Array = NDArray[Any]
 Body = Callable[..., dict[str, Tensor]]

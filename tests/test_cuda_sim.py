@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dflow.compiler import compile_module, write_modules
-from dflow.source import parse_module
-from dialects.df.functions import function_named
-from dialects.df.interpreter import run_function
-from runtime import load_program
-from runtime.program import _import  # pyright: ignore[reportPrivateUsage]
+from dflow.dialects.df.functions import function_named
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver.compiler import compile_module, write_modules
+from dflow.driver.source import parse_module
+from dflow.runtime import load_program
+from dflow.runtime.program import _import  # pyright: ignore[reportPrivateUsage]
 
 # numba itself is imported inside the children's functions only: the first child runs
 # under the simulator, the second without it, and numba reads the choice on import.
@@ -169,7 +169,7 @@ def _dispatchers(path: str, name: str) -> list[Any]:
     from numba.cuda.dispatcher import CUDADispatcher  # noqa: PLC0415
 
     if Path(path).resolve() == (ROOT / "runtime" / "library" / "gpu.py").resolve():
-        module = importlib.import_module("runtime.library.gpu")
+        module = importlib.import_module("dflow.runtime.library.gpu")
     else:
         module = _import(Path(path), name)
     found: list[Any] = []

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
-from dflow.pipeline import apply_pipeline
-from dialects.df import ConstantOp
-from dialects.df.folding import SMALL_BYTES, FoldPolicy, is_splat, stored_bytes
-from dialects.df.semantics import to_array
-from frontend import Graph
+from dflow.dialects.df import ConstantOp
+from dflow.dialects.df.folding import SMALL_BYTES, FoldPolicy, is_splat, stored_bytes
+from dflow.dialects.df.semantics import to_array
+from dflow.driver.pipeline import apply_pipeline
+from dflow.frontend import Graph
 
 
 @pytest.mark.parametrize(

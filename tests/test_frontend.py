@@ -22,9 +22,9 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.df import DF
-from dialects.df.interpreter import run_function
-from frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
+from dflow.dialects.df import DF
+from dflow.dialects.df.interpreter import run_function
+from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 
 Array = NDArray[Any]
 DTYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int32): "i32"}

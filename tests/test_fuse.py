@@ -3,7 +3,7 @@
 Random graphs (tests/graphgen.py), unplaced, randomly placed, and randomly placed
 then partitioned, are fused and must give the interpreter's results bit for bit
 (a fused body runs the same NumPy code on the same arrays). An independent checker
-written apart from lowering/fuse.py then takes every fused module apart: it maps
+written apart from dflow.lowering/fuse.py then takes every fused module apart: it maps
 each value back to the op computing it, through block arguments and yields, and
 checks that no path leaves a group and re-enters it (send → recv edges included),
 that every block uses values only after defining them, and that every group obeys
@@ -32,11 +32,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.feeds import random_inputs
-from dflow.multidevice import run_partitioned
-from dflow.pipeline import apply_pipeline
-from dflow.source import make_context, parse_module
-from dialects.df import (
+from dflow.dialects.df import (
     Conv2DOp,
     FusedOp,
     MatmulOp,
@@ -46,7 +42,11 @@ from dialects.df import (
     SoftmaxOp,
     YieldOp,
 )
-from dialects.df.interpreter import run_function
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver.feeds import random_inputs
+from dflow.driver.multidevice import run_partitioned
+from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.source import make_context, parse_module
 
 SEEDS = range(16)
 

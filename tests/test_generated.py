@@ -27,8 +27,8 @@ import pytest
 from programgen import ELEMENTS, Program, check, generate
 from xdsl.dialects.func import FuncOp, ReturnOp
 
-from dialects.df.semantics import registered_op_types
-from dialects.df.types import static_tensor
+from dflow.dialects.df.semantics import registered_op_types
+from dflow.dialects.df.types import static_tensor
 
 COUNT = 200
 """Programs run in CI: 141 s of CPU with numba's cache cold (most of it compiling

@@ -28,16 +28,16 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.cli import main
-from dflow.feeds import random_inputs
-from dflow.pipeline import apply_pipeline
-from dflow.source import parse_module
-from dialects.df.interpreter import run_function
-from dialects.df.leaves import ConstantOp
-from dialects.df.semantics import evaluate, numpy_dtype
-from dialects.df.types import i64_array, static_tensor
-from frontend import Graph
-from lowering.memory_plan import (
+from dflow.dialects.df.interpreter import run_function
+from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.semantics import evaluate, numpy_dtype
+from dflow.dialects.df.types import i64_array, static_tensor
+from dflow.driver.cli import main
+from dflow.driver.feeds import random_inputs
+from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.source import parse_module
+from dflow.frontend import Graph
+from dflow.lowering.memory_plan import (
     ALIGNMENT,
     PACKERS,
     Buffer,
@@ -52,8 +52,8 @@ from lowering.memory_plan import (
     peak_live_bytes,
     plan,
 )
-from lowering.plan_buffers import plan_entry
-from transforms.autodiff import differentiate
+from dflow.lowering.plan_buffers import plan_entry
+from dflow.transforms.autodiff import differentiate
 
 # ---------------------------------------------------------------- pure planner
 

@@ -23,20 +23,20 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.feeds import random_inputs
-from dflow.multidevice import run_partitioned
-from dflow.pipeline import apply_pipeline
-from dflow.source import make_context, parse_module
-from dialects import df
-from dialects.df.annotations import COLOCATE, DEVICE
-from dialects.df.base import DfOp
-from dialects.df.capabilities import CAPABILITIES, can_run, device_can_run, kind_of
-from dialects.df.interpreter import run_function
-from frontend import Graph, Tensor, conv2d, max_pool2d
-from transforms.placement import PlaceDevicesPass
-from transforms.placement.colocation import UnionFind, strongly_connected
-from transforms.placement.cost_model import CostModel, Work, work_of
-from transforms.placement.report import RULES, PlacementReport
+from dflow.dialects import df
+from dflow.dialects.df.annotations import COLOCATE, DEVICE
+from dflow.dialects.df.base import DfOp
+from dflow.dialects.df.capabilities import CAPABILITIES, can_run, device_can_run, kind_of
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver.feeds import random_inputs
+from dflow.driver.multidevice import run_partitioned
+from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.source import make_context, parse_module
+from dflow.frontend import Graph, Tensor, conv2d, max_pool2d
+from dflow.transforms.placement import PlaceDevicesPass
+from dflow.transforms.placement.colocation import UnionFind, strongly_connected
+from dflow.transforms.placement.cost_model import CostModel, Work, work_of
+from dflow.transforms.placement.report import RULES, PlacementReport
 
 US = 1e-6
 

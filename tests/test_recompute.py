@@ -15,14 +15,14 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.pipeline import apply_pipeline
-from dialects.df import annotations
-from dialects.df.interpreter import run_function
-from frontend import Graph, Tensor
-from lowering.plan_buffers import plan_function
-from transforms.autodiff import differentiate
-from transforms.recompute.budget import RecomputeModel, apply_plan, flops_of
-from transforms.recompute.groups import is_target
+from dflow.dialects.df import annotations
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver.pipeline import apply_pipeline
+from dflow.frontend import Graph, Tensor
+from dflow.lowering.plan_buffers import plan_function
+from dflow.transforms.autodiff import differentiate
+from dflow.transforms.recompute.budget import RecomputeModel, apply_plan, flops_of
+from dflow.transforms.recompute.groups import is_target
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from recompute import deep_mlp
@@ -124,7 +124,7 @@ def test_budget_mode_keeps_results_and_meets_the_budget(seed: int) -> None:
 
 
 def _chen_and_greedy(model: RecomputeModel) -> list[frozenset[int]]:
-    from transforms.recompute.budget import chen_plans, greedy_plans  # noqa: PLC0415
+    from dflow.transforms.recompute.budget import chen_plans, greedy_plans  # noqa: PLC0415
 
     return [*chen_plans(model, 0), *greedy_plans(model, 0)]
 

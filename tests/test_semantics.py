@@ -36,9 +36,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region
 from xdsl.parser import Parser
 
-from dflow.compiler import compile_module, write_modules
-from dflow.source import parse_module
-from dialects.df import (
+from dflow.dialects.df import (
     DF,
     AbsOp,
     AddNOp,
@@ -85,9 +83,11 @@ from dialects.df import (
     TanhOp,
     TransposeOp,
 )
-from dialects.df.interpreter import run_function
-from dialects.df.semantics import evaluate
-from runtime import load_program
+from dflow.dialects.df.interpreter import run_function
+from dflow.dialects.df.semantics import evaluate
+from dflow.driver.compiler import compile_module, write_modules
+from dflow.driver.source import parse_module
+from dflow.runtime import load_program
 
 Array = np.ndarray
 

@@ -19,7 +19,7 @@ from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.df import (
+from dflow.dialects.df import (
     DF,
     AddOp,
     ConcatOp,
@@ -33,7 +33,7 @@ from dialects.df import (
     TransposeOp,
     shapes,
 )
-from dialects.df.shapes import ShapeError
+from dflow.dialects.df.shapes import ShapeError
 
 
 def raises_naming(rule: Callable[..., object], *args: object, names: list[str]) -> None:

@@ -31,12 +31,12 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
-from dflow.errors import DflowError
-from dflow.feeds import random_inputs
-from dflow.pipeline import apply_pipeline
-from dflow.source import parse_module
-from dialects.df import RecvOp, SendOp
-from dialects.df.interpreter import run_function
+from dflow.dialects.df import RecvOp, SendOp
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver.errors import DflowError
+from dflow.driver.feeds import random_inputs
+from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.source import parse_module
 
 FILECHECK = Path(__file__).parent / "filecheck"
 PASSES = [

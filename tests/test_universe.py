@@ -6,7 +6,7 @@ from pathlib import Path
 
 from xdsl.universe import Universe
 
-from dflow.universe import DFLOW_UNIVERSE
+from dflow.driver.universe import DFLOW_UNIVERSE
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from cli_support import run_dflow
 
-from dflow.pipeline import apply_pipeline
-from dflow.source import parse_module
-from dflow.viz import to_dot
+from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.source import parse_module
+from dflow.driver.viz import to_dot
 
 PLACED = """
 func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {

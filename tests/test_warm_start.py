@@ -25,20 +25,20 @@ from cli_support import ROOT
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp
 
-from dflow.compiler import compile_module, write_modules
-from dialects.df.interpreter import run_function
-from frontend import Graph
-from runtime import load_program
-from runtime.library.blas import SGEMM
-from runtime.warm_start import preload_kernels
+from dflow.dialects.df.interpreter import run_function
+from dflow.driver.compiler import compile_module, write_modules
+from dflow.frontend import Graph
+from dflow.runtime import load_program
+from dflow.runtime.library.blas import SGEMM
+from dflow.runtime.warm_start import preload_kernels
 
 Array = NDArray[Any]
 
 FRESH_PROCESS = """
 import json, sys
 import numpy as np
-from runtime import load_program
-from runtime.library.blas import SGEMM
+from dflow.runtime import load_program
+from dflow.runtime.library.blas import SGEMM
 program = load_program(sys.argv[1])
 report = {
     "preloaded": sorted(

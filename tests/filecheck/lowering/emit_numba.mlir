@@ -13,7 +13,7 @@
 // CHECK-NEXT:  """dflow: the program for device cpu:0 (emitted by the numba target)."""
 // CHECK:       import numba
 // CHECK-NEXT:  import numpy as np
-// CHECK:       from runtime.library import cpu as lib
+// CHECK:       from dflow.runtime.library import cpu as lib
 // CHECK:       DEVICE = "cpu:0"
 // CHECK:       def _maximum(a, b):
 // CHECK:       main_cst0 = np.frombuffer(bytes.fromhex('0000803f0000004000004040000080400000a0400000c0400000e04000000041'), np.float32.__name__).astype(np.float32).reshape((8,))
@@ -126,7 +126,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // CHECK-LABEL: # ----- gpu_0.py -----
 // CHECK:       from numba import cuda
-// CHECK:       from runtime.library import gpu as lib
+// CHECK:       from dflow.runtime.library import gpu as lib
 // CHECK:       DEVICE = "gpu:0"
 // CHECK:       main_cst0 = np.frombuffer(
 // CHECK:       @cuda.jit

@@ -1,0 +1,329 @@
+"""Elementwise ops: unary, binary with NumPy broadcasting, comparisons, select,
+cast and addn."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import TensorType, i1
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Commutative, Pure
+
+from dflow.dialects.df import shapes
+from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
+from dflow.dialects.df.shapes import ShapeError
+from dflow.dialects.df.types import (
+    ALL_ELEMENTS,
+    FLOATS,
+    NUMBERS,
+    element_of,
+    shape_of,
+    static_tensor,
+)
+
+Value = Operation | SSAValue
+
+
+class UnaryElementwiseOp(DfOp, abc.ABC):
+    """`f(x)` elementwise; the result has the operand's type."""
+
+    ELEMENTS: ClassVar[frozenset[Attribute]] = NUMBERS
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$input " + FUNCTIONAL_SYNTAX
+
+    def __init__(self, input: Value, attributes: dict[str, Attribute] | None = None):
+        super().__init__(
+            operands=[input], result_types=[SSAValue.get(input).type], attributes=attributes
+        )
+
+    def verify_types(self) -> None:
+        require_elements("operand", element_of(self.input.type), self.ELEMENTS)
+        require_result(self.result.type, static_tensor(self.input.type), [self.input.type])
+
+
+class FloatUnaryOp(UnaryElementwiseOp, abc.ABC):
+    """A unary op defined on real numbers only."""
+
+    ELEMENTS: ClassVar[frozenset[Attribute]] = FLOATS
+
+
+@irdl_op_definition
+class NegOp(UnaryElementwiseOp):
+    name = "df.neg"
+
+
+@irdl_op_definition
+class AbsOp(UnaryElementwiseOp):
+    name = "df.abs"
+
+
+@irdl_op_definition
+class SquareOp(UnaryElementwiseOp):
+    name = "df.square"
+
+
+@irdl_op_definition
+class ReluOp(UnaryElementwiseOp):
+    name = "df.relu"
+
+
+@irdl_op_definition
+class IdentityOp(UnaryElementwiseOp):
+    name = "df.identity"
+    ELEMENTS: ClassVar[frozenset[Attribute]] = ALL_ELEMENTS
+
+
+@irdl_op_definition
+class ReciprocalOp(FloatUnaryOp):
+    name = "df.reciprocal"
+
+
+@irdl_op_definition
+class ExpOp(FloatUnaryOp):
+    name = "df.exp"
+
+
+@irdl_op_definition
+class LogOp(FloatUnaryOp):
+    name = "df.log"
+
+
+@irdl_op_definition
+class SqrtOp(FloatUnaryOp):
+    name = "df.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(FloatUnaryOp):
+    name = "df.rsqrt"
+
+
+@irdl_op_definition
+class TanhOp(FloatUnaryOp):
+    name = "df.tanh"
+
+
+@irdl_op_definition
+class SigmoidOp(FloatUnaryOp):
+    name = "df.sigmoid"
+
+
+def broadcast_type(element: Attribute, *operands: Attribute) -> TensorType:
+    """The tensor type of `element` over the broadcast of the operands' shapes."""
+    return TensorType(element, shapes.broadcast(*(shape_of(t) for t in operands)))
+
+
+def common_element(operands: Sequence[Attribute]) -> Attribute:
+    """The one element type all operands share, or a ShapeError naming them."""
+    elements = {element_of(t) for t in operands}
+    if len(elements) != 1:
+        shown = ", ".join(str(t) for t in operands)
+        raise ShapeError(f"operands {shown} must have the same element type")
+    return elements.pop()
+
+
+class BinaryElementwiseOp(DfOp, abc.ABC):
+    """`f(x, y)` elementwise with NumPy broadcasting; both operands share an element type."""
+
+    ELEMENTS: ClassVar[frozenset[Attribute]] = NUMBERS
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs " + FUNCTIONAL_SYNTAX
+
+    def __init__(self, lhs: Value, rhs: Value, attributes: dict[str, Attribute] | None = None):
+        types = (SSAValue.get(lhs).type, SSAValue.get(rhs).type)
+        super().__init__(
+            operands=[lhs, rhs], result_types=[self.infer_type(*types)], attributes=attributes
+        )
+
+    @classmethod
+    def result_element(cls, operand_element: Attribute) -> Attribute:
+        return operand_element
+
+    @classmethod
+    def infer_type(cls, lhs: Attribute, rhs: Attribute) -> TensorType:
+        element = common_element((lhs, rhs))
+        require_elements("operands", element, cls.ELEMENTS)
+        return broadcast_type(cls.result_element(element), lhs, rhs)
+
+    def verify_types(self) -> None:
+        operands = (self.lhs.type, self.rhs.type)
+        require_result(self.result.type, self.infer_type(*operands), operands)
+
+
+class FloatBinaryOp(BinaryElementwiseOp, abc.ABC):
+    ELEMENTS: ClassVar[frozenset[Attribute]] = FLOATS
+
+
+@irdl_op_definition
+class AddOp(BinaryElementwiseOp):
+    name = "df.add"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class SubOp(BinaryElementwiseOp):
+    name = "df.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryElementwiseOp):
+    name = "df.mul"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class MaximumOp(BinaryElementwiseOp):
+    name = "df.maximum"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class MinimumOp(BinaryElementwiseOp):
+    name = "df.minimum"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class DivOp(FloatBinaryOp):
+    name = "df.div"
+
+
+@irdl_op_definition
+class PowOp(FloatBinaryOp):
+    name = "df.pow"
+
+
+class CompareOp(BinaryElementwiseOp, abc.ABC):
+    """Elementwise comparison; the result is `i1` of the broadcast shape."""
+
+    ELEMENTS: ClassVar[frozenset[Attribute]] = ALL_ELEMENTS
+
+    @classmethod
+    def result_element(cls, operand_element: Attribute) -> Attribute:
+        return i1
+
+
+@irdl_op_definition
+class GreaterOp(CompareOp):
+    name = "df.greater"
+
+
+@irdl_op_definition
+class GreaterEqualOp(CompareOp):
+    name = "df.greater_equal"
+
+
+@irdl_op_definition
+class LessOp(CompareOp):
+    name = "df.less"
+
+
+@irdl_op_definition
+class LessEqualOp(CompareOp):
+    name = "df.less_equal"
+
+
+@irdl_op_definition
+class EqualOp(CompareOp):
+    name = "df.equal"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class SelectOp(DfOp):
+    """`where(condition, on_true, on_false)` with all three broadcast together."""
+
+    name = "df.select"
+
+    condition = operand_def(TensorType)
+    on_true = operand_def(TensorType)
+    on_false = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$condition `,` $on_true `,` $on_false " + FUNCTIONAL_SYNTAX
+
+    def __init__(self, condition: Value, on_true: Value, on_false: Value):
+        types = [SSAValue.get(v).type for v in (condition, on_true, on_false)]
+        super().__init__(
+            operands=[condition, on_true, on_false], result_types=[self.infer_type(*types)]
+        )
+
+    @staticmethod
+    def infer_type(condition: Attribute, on_true: Attribute, on_false: Attribute) -> TensorType:
+        if element_of(condition) != i1:
+            raise ShapeError(f"condition {condition} must have element type i1")
+        element = common_element((on_true, on_false))
+        return broadcast_type(element, condition, on_true, on_false)
+
+    def verify_types(self) -> None:
+        operands = (self.condition.type, self.on_true.type, self.on_false.type)
+        require_result(self.result.type, self.infer_type(*operands), operands)
+
+
+@irdl_op_definition
+class CastOp(DfOp):
+    """Element type conversion (NumPy `astype`); the shape is kept."""
+
+    name = "df.cast"
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$input " + FUNCTIONAL_SYNTAX
+
+    def __init__(self, input: Value, element: Attribute):
+        shape = shape_of(SSAValue.get(input).type)
+        super().__init__(operands=[input], result_types=[TensorType(element, shape)])
+
+    def verify_types(self) -> None:
+        if shape_of(self.input.type) != shape_of(self.result.type):
+            raise ShapeError(
+                f"result type {self.result.type} must have the shape of the operand "
+                f"{self.input.type}"
+            )
+
+
+@irdl_op_definition
+class AddNOp(DfOp):
+    """The sum of one or more tensors of one type."""
+
+    name = "df.addn"
+
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure(), Commutative())
+    assembly_format = "$inputs " + FUNCTIONAL_SYNTAX
+
+    def __init__(self, inputs: Sequence[Value]):
+        super().__init__(operands=[inputs], result_types=[SSAValue.get(inputs[0]).type])
+
+    def verify_types(self) -> None:
+        if not self.inputs:
+            raise ShapeError("needs at least one operand")
+        require_elements("operands", element_of(self.result.type), NUMBERS)
+        for operand in self.inputs:
+            if operand.type != self.result.type:
+                raise ShapeError(
+                    f"operand type {operand.type} differs from result type {self.result.type}"
+                )

@@ -1,0 +1,418 @@
+"""Contractions and windows: matmul, conv2d and its two gradients, pooling."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+
+from dflow.dialects.df import shapes
+from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
+from dflow.dialects.df.elementwise import common_element
+from dflow.dialects.df.shapes import ShapeError
+from dflow.dialects.df.types import (
+    FLOATS,
+    NUMBERS,
+    bool_attr,
+    flag,
+    i64_array,
+    shape_of,
+    static_tensor,
+)
+
+Value = Operation | SSAValue
+
+DEFAULT_STRIDES = (1, 1)
+DEFAULT_PADS = (0, 0, 0, 0)
+DEFAULT_DILATIONS = (1, 1)
+
+
+def _type(value: Value) -> Attribute:
+    return SSAValue.get(value).type
+
+
+@irdl_op_definition
+class MatmulOp(DfOp):
+    """`A·B` on the last two axes, optionally transposing either; leading axes are a batch."""
+
+    name = "df.matmul"
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    transpose_a = prop_def(BoolAttr, default_value=bool_attr(False))
+    transpose_b = prop_def(BoolAttr, default_value=bool_attr(False))
+
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self, lhs: Value, rhs: Value, *, transpose_a: bool = False, transpose_b: bool = False
+    ):
+        result = self.infer_type(_type(lhs), _type(rhs), transpose_a, transpose_b)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[result],
+            properties={
+                "transpose_a": bool_attr(transpose_a),
+                "transpose_b": bool_attr(transpose_b),
+            },
+        )
+
+    @staticmethod
+    def infer_type(
+        lhs: Attribute, rhs: Attribute, transpose_a: bool, transpose_b: bool
+    ) -> TensorType:
+        element = common_element((lhs, rhs))
+        require_elements("operands", element, NUMBERS)
+        shape = shapes.matmul(shape_of(lhs), shape_of(rhs), transpose_a, transpose_b)
+        return TensorType(element, shape)
+
+    def verify_types(self) -> None:
+        operands = (self.lhs.type, self.rhs.type)
+        expected = self.infer_type(*operands, flag(self.transpose_a), flag(self.transpose_b))
+        require_result(self.result.type, expected, operands)
+
+
+def _values(attr: DenseArrayBase[IntegerType]) -> tuple[int, ...]:
+    return tuple(attr.get_values())
+
+
+class WindowOp(DfOp, abc.ABC):
+    """Base of the 2-D window ops on NCHW tensors: strides and pads."""
+
+    strides = prop_def(DenseArrayBase[IntegerType], default_value=i64_array(DEFAULT_STRIDES))
+    pads = prop_def(DenseArrayBase[IntegerType], default_value=i64_array(DEFAULT_PADS))
+
+    traits = traits_def(Pure())
+
+    @property
+    def stride_values(self) -> tuple[int, ...]:
+        return _values(self.strides)
+
+    @property
+    def pad_values(self) -> tuple[int, ...]:
+        """Pads as (top, left, bottom, right)."""
+        return _values(self.pads)
+
+
+class ConvolutionOp(WindowOp, abc.ABC):
+    """The conv2d family: strides, pads (top, left, bottom, right) and dilations.
+
+    Each member relates an input (NCHW), a filter (OIHW) and an output (NCHW)
+    by the conv2d shape rule; they differ only in which two are operands.
+    """
+
+    dilations = prop_def(DenseArrayBase[IntegerType], default_value=i64_array(DEFAULT_DILATIONS))
+
+    @property
+    def dilation_values(self) -> tuple[int, ...]:
+        return _values(self.dilations)
+
+    @staticmethod
+    def window_properties(
+        strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int]
+    ) -> dict[str, Attribute]:
+        return {
+            "strides": i64_array(list(strides)),
+            "pads": i64_array(list(pads)),
+            "dilations": i64_array(list(dilations)),
+        }
+
+    def output_type(self, input: Attribute, filter: Attribute) -> TensorType:
+        """The conv2d output type for this op's properties."""
+        return conv2d_type(input, filter, self.stride_values, self.pad_values, self.dilation_values)
+
+
+def conv2d_type(
+    input: Attribute,
+    filter: Attribute,
+    strides: Sequence[int],
+    pads: Sequence[int],
+    dilations: Sequence[int],
+) -> TensorType:
+    element = common_element((input, filter))
+    require_elements("operands", element, FLOATS)
+    shape = shapes.conv2d(shape_of(input), shape_of(filter), strides, pads, dilations)
+    return TensorType(element, shape)
+
+
+@irdl_op_definition
+class Conv2DOp(ConvolutionOp):
+    """2-D convolution (cross-correlation): NCHW input, OIHW filter, optional bias [O]."""
+
+    name = "df.conv2d"
+
+    input = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input `,` $filter (`,` $bias^)? " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        filter: Value,
+        bias: Value | None = None,
+        *,
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+        dilations: Sequence[int] = DEFAULT_DILATIONS,
+    ):
+        result = conv2d_type(_type(input), _type(filter), strides, pads, dilations)
+        super().__init__(
+            operands=[input, filter, [] if bias is None else [bias]],
+            result_types=[result],
+            properties=self.window_properties(strides, pads, dilations),
+        )
+
+    def verify_types(self) -> None:
+        operands = [self.input.type, self.filter.type]
+        expected = self.output_type(*operands)
+        if self.bias is not None:
+            operands.append(self.bias.type)
+            channels = shape_of(self.filter.type)[0]
+            if self.bias.type != TensorType(expected.element_type, [channels]):
+                raise ShapeError(
+                    f"bias {self.bias.type} must be a vector of {channels} "
+                    f"{expected.element_type} (one per output channel)"
+                )
+        require_result(self.result.type, expected, operands)
+
+
+@irdl_op_definition
+class Conv2DGradInputOp(ConvolutionOp):
+    """Gradient of conv2d with respect to its input: (d_output, filter) → d_input.
+
+    The result type names the input shape, which strides make ambiguous.
+    """
+
+    name = "df.conv2d_grad_input"
+
+    output_grad = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$output_grad `,` $filter " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        output_grad: Value,
+        filter: Value,
+        input_type: TensorType,
+        *,
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+        dilations: Sequence[int] = DEFAULT_DILATIONS,
+    ):
+        super().__init__(
+            operands=[output_grad, filter],
+            result_types=[input_type],
+            properties=self.window_properties(strides, pads, dilations),
+        )
+
+    def verify_types(self) -> None:
+        expected = self.output_type(self.result.type, self.filter.type)
+        if self.output_grad.type != expected:
+            raise ShapeError(
+                f"output gradient {self.output_grad.type} does not match {expected}, the "
+                f"conv2d output of input {self.result.type} and filter {self.filter.type}"
+            )
+
+
+@irdl_op_definition
+class Conv2DGradFilterOp(ConvolutionOp):
+    """Gradient of conv2d with respect to its filter: (input, d_output) → d_filter."""
+
+    name = "df.conv2d_grad_filter"
+
+    input = operand_def(TensorType)
+    output_grad = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input `,` $output_grad " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        output_grad: Value,
+        filter_type: TensorType,
+        *,
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+        dilations: Sequence[int] = DEFAULT_DILATIONS,
+    ):
+        super().__init__(
+            operands=[input, output_grad],
+            result_types=[filter_type],
+            properties=self.window_properties(strides, pads, dilations),
+        )
+
+    def verify_types(self) -> None:
+        expected = self.output_type(self.input.type, self.result.type)
+        if self.output_grad.type != expected:
+            raise ShapeError(
+                f"output gradient {self.output_grad.type} does not match {expected}, the "
+                f"conv2d output of input {self.input.type} and filter {self.result.type}"
+            )
+
+
+def _pool_properties(
+    kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+) -> dict[str, Attribute]:
+    return {
+        "kernel": i64_array(list(kernel)),
+        "strides": i64_array(list(strides)),
+        "pads": i64_array(list(pads)),
+    }
+
+
+class PoolingOp(WindowOp, abc.ABC):
+    """Base of the pooling ops and their gradients: a `kernel` window moved by `strides`
+    over an NCHW input padded by `pads`."""
+
+    kernel = prop_def(DenseArrayBase[IntegerType])
+
+    @property
+    def kernel_values(self) -> tuple[int, ...]:
+        return _values(self.kernel)
+
+    def pooled_type(self, input: Attribute) -> TensorType:
+        """The pooled output type of `input` under this op's properties."""
+        return Pool2DOp.infer_type(input, self.kernel_values, self.stride_values, self.pad_values)
+
+    def require_output_grad(self, output_grad: Attribute, input: Attribute) -> None:
+        expected = self.pooled_type(input)
+        if output_grad != expected:
+            raise ShapeError(
+                f"output gradient {output_grad} does not match {expected}, the pooled "
+                f"output of input {input}"
+            )
+
+
+class Pool2DOp(PoolingOp, abc.ABC):
+    """2-D pooling over NCHW: a `kernel` window moved by `strides` over a padded input."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        result = self.infer_type(_type(input), kernel, strides, pads)
+        super().__init__(
+            operands=[input],
+            result_types=[result],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    @staticmethod
+    def infer_type(
+        input: Attribute, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+    ) -> TensorType:
+        element = common_element((input,))
+        require_elements("operand", element, FLOATS)
+        return TensorType(element, shapes.pool2d(shape_of(input), kernel, strides, pads))
+
+    def verify_types(self) -> None:
+        require_result(self.result.type, self.pooled_type(self.input.type), [self.input.type])
+
+
+@irdl_op_definition
+class MaxPool2DOp(Pool2DOp):
+    """Maximum over each window; padding never wins."""
+
+    name = "df.max_pool2d"
+
+
+@irdl_op_definition
+class AvgPool2DOp(Pool2DOp):
+    """Mean over each window, counting only elements inside the input (not padding)."""
+
+    name = "df.avg_pool2d"
+
+
+@irdl_op_definition
+class MaxPool2DGradOp(PoolingOp):
+    """Gradient of max_pool2d: (input, d_output) → d_input.
+
+    Each window's gradient goes to the first position (in row-major window order)
+    holding the window's maximum, as in TensorFlow's MaxPoolGrad.
+    """
+
+    name = "df.max_pool2d_grad"
+
+    input = operand_def(TensorType)
+    output_grad = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input `,` $output_grad " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        output_grad: Value,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        super().__init__(
+            operands=[input, output_grad],
+            result_types=[_type(input)],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    def verify_types(self) -> None:
+        self.require_output_grad(self.output_grad.type, self.input.type)
+        require_result(self.result.type, static_tensor(self.input.type), [self.input.type])
+
+
+@irdl_op_definition
+class AvgPool2DGradOp(PoolingOp):
+    """Gradient of avg_pool2d: d_output → d_input, each window's gradient spread evenly
+    over its elements inside the input. The result type names the input shape."""
+
+    name = "df.avg_pool2d_grad"
+
+    output_grad = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$output_grad " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        output_grad: Value,
+        input_type: TensorType,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        super().__init__(
+            operands=[output_grad],
+            result_types=[input_type],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    def verify_types(self) -> None:
+        self.require_output_grad(self.output_grad.type, self.result.type)

@@ -1,0 +1,315 @@
+"""The `dflow` command line.
+
+`dflow run FILE [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]
+[--devices cpu:0,cpu:1] [--timeout S] [--parallel] [-p PIPELINE]` parses and
+verifies the program, runs the passes of `-p`, compiles it (once: the emitted
+modules are cached, see `dflow.driver.compiler`) and runs its entry function;
+`--interpret` runs the reference interpreter instead. With `--devices`, or pins in
+the program, or a program already partitioned, each device's part runs in its own
+thread. `dflow compile FILE -o DIR` writes each device's Python module
+(`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's arena, its
+lower bound and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
+the graph. `dflow opt FILE -p PIPELINE` is `xdsl-opt` with one-line errors
+(`dflow.driver.opt`). FILE is a path, or `-` for standard input, read once.
+
+Bad input is reported as one line, `FILE:LINE:COL: error: ...`, with exit status
+1; a failure of dflow itself as one line naming it an internal error, exit status
+2 (`DFLOW_TRACEBACK=1` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.utils.exceptions import DiagnosticException, InterpretationError
+
+from dflow.dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
+from dflow.driver import feeds
+from dflow.driver.compiler import compile_module, compiled_program, write_modules
+from dflow.driver.errors import DflowError, first_line
+from dflow.driver.multidevice import (
+    check_gpus,
+    check_parts,
+    devices_for,
+    entry_signature,
+    is_partitioned,
+    place,
+    run_partitioned,
+    split_for_devices,
+)
+from dflow.driver.opt import add_opt_arguments, run_opt
+from dflow.driver.pipeline import parsed_pipeline, run_pipeline
+from dflow.driver.source import Source, display_name, location_of, parse_module, read_source, verify
+from dflow.driver.viz import to_dot, write_picture
+from dflow.driver.wellformed import check_runnable
+from dflow.lowering.plan_buffers import plan_entry
+from dflow.runtime import ProgramError
+
+
+def _seed(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"{seed} is negative: a seed is 0 or more")
+    return seed
+
+
+def _timeout(text: str) -> float:
+    try:
+        timeout = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not timeout > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return timeout
+
+
+def _program_arguments(command: argparse.ArgumentParser, devices_help: str) -> None:
+    """What every command that takes a program shares: the file, passes, devices."""
+    command.add_argument("file", metavar="FILE", help="the program (.mlir; - for standard input)")
+    command.add_argument(
+        "-p", "--passes", default="", metavar="PIPELINE", help="passes to run first (xdsl-opt's -p)"
+    )
+    command.add_argument("--devices", metavar="LIST", help=devices_help)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dflow", description="A multi-level compiler for tensor dataflow graphs.")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
+    _run_arguments(commands.add_parser("run", help="run a program's entry function"))
+    compile_ = commands.add_parser("compile", help="emit each device's Python module")
+    _program_arguments(compile_, "place and partition on these first")
+    compile_.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+    compile_.add_argument("--parallel", action="store_true", help="parallel=True CPU kernels")
+    compile_.set_defaults(handler=_compile)
+    viz = commands.add_parser("viz", help="draw the dataflow graph (.dot, .svg or .png)")
+    _program_arguments(viz, "place on these devices first")
+    viz.add_argument("-o", "--output", required=True, metavar="GRAPH.svg", help="the picture")
+    viz.add_argument("--entry", default="main", help="function to draw (default: main)")
+    viz.add_argument(
+        "--partition", action="store_true", help="draw each device's part (with --devices)"
+    )
+    viz.set_defaults(handler=_viz)
+    plan = commands.add_parser("plan", help="report each device's arena size")
+    _program_arguments(plan, "place and partition on these first")
+    plan.add_argument("--entry", default="main", help="function to plan (default: main)")
+    plan.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    plan.set_defaults(handler=_plan)
+    opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
+    add_opt_arguments(opt)
+    opt.set_defaults(handler=run_opt)
+    return parser
+
+
+def _run_arguments(run: argparse.ArgumentParser) -> None:
+    _program_arguments(
+        run,
+        "place, partition and run on these devices, "
+        "e.g. cpu:0,cpu:1 (default: the devices the program's pins name, else cpu:0)",
+    )
+    run.add_argument("--entry", default="main", help="function to run (default: main)")
+    run.add_argument(
+        "--inputs", metavar="X.npz", help="inputs by argument name (x for %%x) or position (arg0)"
+    )
+    run.add_argument("--output", metavar="Y.npz", help="save the results as out0, out1, ...")
+    run.add_argument("--seed", type=_seed, default=feeds.DEFAULT_SEED, help="seed of random inputs")
+    run.add_argument(
+        "--interpret",
+        action="store_true",
+        help="run in the reference interpreter (NumPy on the host, for every device) instead "
+        "of the compiled code",
+    )
+    run.add_argument(
+        "--timeout",
+        type=_timeout,
+        default=DEFAULT_RECV_TIMEOUT_S,
+        metavar="S",
+        help=f"fail a receive that waits longer (default {DEFAULT_RECV_TIMEOUT_S:g} s)",
+    )
+    run.add_argument(
+        "--parallel",
+        action="store_true",
+        help="compile CPU kernels with numba's parallel=True (prange over the outer loop)",
+    )
+    run.set_defaults(handler=_run)
+
+
+def _load(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
+    """The program of `args.file`, read once, verified, through the passes of `-p`
+    (checked before the program is read)."""
+    parsed_pipeline(args.passes)
+    source = read_source(args.file)
+    module = parse_module(source.text, source.name)
+    if args.passes:
+        run_pipeline(module, args.passes)
+        verify(module)
+    return source, module
+
+
+def _load_runnable(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
+    """`_load`, for the commands that run or compile the program: no call to a
+    declaration, a send for every receive."""
+    source, module = _load(args)
+    check_parts(module)
+    failure = check_runnable(module)
+    if failure is not None:
+        op, message = failure
+        raise DflowError(message, location_of(op))
+    return source, module
+
+
+PLAN_FIGURES = ("arena_bytes", "lower_bound_bytes", "naive_bytes")
+
+
+def _plan(args: argparse.Namespace) -> None:
+    _, module = _load_runnable(args)
+    module = split_for_devices(module, devices_for(module, args.devices))
+    try:
+        plans = plan_entry(module, args.entry)
+    except DiagnosticException as error:
+        raise DflowError(first_line(error)) from None
+    figures = {
+        device: {name: getattr(memory, name) for name in PLAN_FIGURES}
+        for device, memory in plans.items()
+    }
+    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
+
+
+def _plan_table(figures: dict[str, dict[str, int]]) -> str:
+    """One row per device: the arena, its lower bound and the naive size, in bytes."""
+    width = max(len("device"), *map(len, figures))
+    lines = [f"{'device':<{width}}" + "".join(f"  {name}" for name in PLAN_FIGURES)]
+    for device, row in figures.items():
+        lines.append(f"{device:<{width}}" + "".join(f"  {row[n]:>{len(n)}}" for n in PLAN_FIGURES))
+    return "\n".join(lines)
+
+
+def _viz(args: argparse.Namespace) -> None:
+    _, module = _load(args)
+    devices = devices_for(module, args.devices)
+    if args.partition:
+        module = split_for_devices(module, devices)
+    elif devices is not None:
+        place(module, devices)
+    write_picture(to_dot(module, args.entry), Path(args.output))
+
+
+def _compile(args: argparse.Namespace) -> None:
+    _, module = _load_runnable(args)
+    devices = devices_for(module, args.devices)
+    sources = compile_module(module, devices, args.parallel)
+    write_modules(sources, Path(args.output))
+    for name in sources:
+        print(Path(args.output) / name)
+
+
+def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
+    if args.inputs is None:
+        return feeds.random_inputs(function, args.seed)
+    return feeds.match_inputs(function, feeds.load_npz(args.inputs), args.inputs)
+
+
+def _run_compiled(
+    args: argparse.Namespace, source: Source, module: ModuleOp, inputs: list[Any]
+) -> list[Any]:
+    devices = devices_for(module, args.devices)
+    check_gpus(module, devices)
+    program = compiled_program(source.text, module, devices, args.parallel, passes=args.passes)
+    try:
+        return program.run(args.entry, inputs, args.timeout)
+    except ProgramError as error:
+        raise DflowError(str(error), display_name(args.file)) from None
+
+
+def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
+    devices = devices_for(module, args.devices)
+    gpus = [d for d in (devices or "").split(",") if d.startswith("gpu:")]
+    if gpus:
+        print(
+            f"dflow: note: --interpret runs {', '.join(gpus)} in the interpreter, on the host",
+            file=sys.stderr,
+        )
+    try:
+        if devices is not None or is_partitioned(module):
+            split = split_for_devices(module, devices)
+            return run_partitioned(split, args.entry, inputs, args.timeout)
+        interpreter = make_interpreter(module, DfFunctions(recv_timeout=args.timeout))
+        return list(interpreter.call_op(args.entry, tuple(inputs)))
+    except InterpretationError as error:
+        raise DflowError(first_line(error), display_name(args.file)) from None
+
+
+def _run(args: argparse.Namespace) -> None:
+    source, module = _load_runnable(args)
+    if is_partitioned(module):
+        function = entry_signature(module, args.entry)
+    else:
+        function = feeds.find_entry(module, args.entry)
+    inputs = _inputs(args, function)
+    if args.interpret:
+        outputs = _run_interpreted(args, module, inputs)
+    else:
+        outputs = _run_compiled(args, source, module, inputs)
+    if args.output is not None:
+        feeds.save_outputs(args.output, outputs)
+    if args.inputs is None or args.output is None:
+        print("\n".join(feeds.summarize(outputs)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    name = display_name(args.file)
+    try:
+        args.handler(args)
+    except DflowError as error:
+        error.location = error.location or name
+        print(error, file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(
+            f"{name}: error: the program nests too deeply for dflow (calls or regions past "
+            "Python's recursion limit)",
+            file=sys.stderr,
+        )
+        return 1
+    except MemoryError:
+        print(f"{name}: error: out of memory", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("dflow: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        if os.environ.get("DFLOW_TRACEBACK"):
+            traceback.print_exc()
+        print(
+            f"{name}: internal error: {type(error).__name__}: {first_line(error)} "
+            "(a bug in dflow; DFLOW_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

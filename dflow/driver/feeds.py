@@ -1,0 +1,207 @@
+"""Feeds and fetches of an entry function: inputs from `.npz` files or seeded
+random data, checked against the function's argument types; outputs saved and
+summarized."""
+
+from __future__ import annotations
+
+import math
+import os
+import tokenize
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, BlockArgument
+from xdsl.utils.hints import isa
+
+from dflow.dialects.df.functions import function_named, function_names
+from dflow.dialects.df.semantics import numpy_dtype
+from dflow.dialects.df.shapes import format_shape
+from dflow.driver.errors import DflowError, first_line
+from dflow.driver.source import location_of
+
+Array = NDArray[Any]
+DEFAULT_SEED = 0
+
+
+def find_entry(module: ModuleOp, name: str) -> FuncOp:
+    function = function_named(module, name)
+    if function is None:
+        raise DflowError(f"no function @{name} to run (functions: {function_names(module)})")
+    if function.is_declaration:
+        raise DflowError(
+            f"@{name} is a declaration without a body: there is nothing to run",
+            location_of(function),
+        )
+    return function
+
+
+def argument_name(argument: BlockArgument) -> str:
+    """`x` for `%x`, else `argN`."""
+    return argument.name_hint or f"arg{argument.index}"
+
+
+def _tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
+    if not isa(argument.type, TensorType[Attribute]):
+        raise DflowError(
+            f"argument {argument.index} of @{function.sym_name.data} has type {argument.type}; "
+            "only tensors can be fed",
+            location_of(function),
+        )
+    return argument.type
+
+
+def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
+    """Seeded inputs: normal floats, integers in [-10, 10), fair booleans; each made
+    in its own dtype, after checking that all of them fit in memory."""
+    rng = np.random.default_rng(seed)
+    types = [_tensor(function, argument) for argument in function.args]
+    _check_fits(function, types)
+    inputs: list[Array] = []
+    for type in types:
+        dtype = numpy_dtype(type.element_type)
+        shape = type.get_shape()
+        if dtype.kind == "f":
+            inputs.append(rng.standard_normal(shape, dtype=dtype))
+        elif dtype.kind == "b":
+            inputs.append(rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_))
+        else:
+            inputs.append(rng.integers(-10, 10, shape, dtype=dtype))
+    return inputs
+
+
+def _check_fits(function: FuncOp, types: Sequence[TensorType[Attribute]]) -> None:
+    needed = sum(
+        math.prod(type.get_shape()) * numpy_dtype(type.element_type).itemsize for type in types
+    )
+    available = available_memory()
+    if needed > available:
+        raise DflowError(
+            f"the random inputs of @{function.sym_name.data} would take {needed / 2**30:.1f} GiB, "
+            f"more than the {available / 2**30:.1f} GiB of memory available: give --inputs, "
+            "or smaller argument types",
+            location_of(function),
+        )
+
+
+def available_memory() -> int:
+    """Bytes of memory the system can still give (Linux's MemAvailable; elsewhere the
+    physical memory)."""
+    try:
+        meminfo = Path("/proc/meminfo").read_text()
+    except OSError:
+        meminfo = ""
+    for line in meminfo.splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+_UNREADABLE_NPZ = (
+    OSError,
+    ValueError,
+    zipfile.BadZipFile,
+    EOFError,  # a member cut short
+    NotImplementedError,  # an unknown compression method or zip version in a damaged header
+    RuntimeError,  # a damaged flag that marks a member encrypted
+    tokenize.TokenError,  # a damaged .npy header (NumPy tokenizes it)
+)
+"""What NumPy and zipfile raise for a damaged `.npz` (found by tests/fuzz_cli.py)."""
+
+
+def load_npz(path: str | Path) -> dict[str, Array]:
+    if Path(path).is_file() and not zipfile.is_zipfile(path):
+        raise DflowError(f"cannot read inputs from {path}: it is not an .npz archive")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except _UNREADABLE_NPZ as error:
+        reason = first_line(error) if str(error) else "the file ends too early"
+        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
+
+
+def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> list[Array]:
+    """Order `feeds` as the function's arguments, by name (`x`) or position (`arg0`)."""
+    names = [argument_name(a) for a in function.args]
+    positional = [f"arg{i}" for i in range(len(names))]
+    for key in feeds:
+        if key not in names and key not in positional:
+            raise DflowError(
+                f"input {key!r} in {source} matches no argument of "
+                f"@{function.sym_name.data} (arguments: {', '.join(names) or 'none'})",
+                location_of(function),
+            )
+    inputs: list[Array] = []
+    for argument, name, position in zip(function.args, names, positional, strict=True):
+        if name in feeds and position in feeds and name != position:
+            raise DflowError(
+                f"argument {name!r} is given twice in {source}, as {name!r} and {position!r}"
+            )
+        value = feeds.get(name, feeds.get(position))
+        if value is None:
+            raise DflowError(
+                f"{source} has no input for argument {argument.index} ({name!r}, "
+                f"{argument.type}) of @{function.sym_name.data}",
+                location_of(function),
+            )
+        inputs.append(check_input(function, argument, name, value))
+    return inputs
+
+
+def check_input(function: FuncOp, argument: BlockArgument, name: str, value: Array) -> Array:
+    type = _tensor(function, argument)
+    expected = numpy_dtype(type.element_type)
+    if value.dtype != expected:
+        raise DflowError(
+            f"input {name!r} has dtype {value.dtype} but argument {argument.index} of "
+            f"@{function.sym_name.data} is {type} ({expected})",
+            location_of(function),
+        )
+    if value.shape != type.get_shape():
+        raise DflowError(
+            f"input {name!r} has shape {format_shape(value.shape)} but argument "
+            f"{argument.index} of @{function.sym_name.data} is {type}",
+            location_of(function),
+        )
+    return value
+
+
+def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:
+    """Save `outputs` as `out0`, `out1`, ... in an `.npz` archive at exactly `path`
+    (NumPy would add `.npz` to a name without it)."""
+    if Path(path).is_dir():
+        raise DflowError(f"cannot write outputs to {path}: it is a folder")
+    named = {f"out{i}": value for i, value in enumerate(outputs)}
+    try:
+        with Path(path).open("wb") as file:
+            np.savez(file, **named)  # pyright: ignore[reportArgumentType] (numpy's stub types **kwds badly)
+    except OSError as error:
+        raise DflowError(f"cannot write outputs to {path}: {error.strerror}") from None
+
+
+def summarize(outputs: Sequence[Array]) -> list[str]:
+    """One line per output: name, shape, dtype, min/mean/max (NaNs counted apart)."""
+    lines: list[str] = []
+    for index, value in enumerate(outputs):
+        head = f"out{index}: shape {format_shape(value.shape)} {value.dtype}"
+        if value.size == 0:
+            lines.append(f"{head} (empty)")
+            continue
+        if value.size == 1:
+            lines.append(f"{head} value {value.reshape(-1)[0]:.6g}")
+            continue
+        numbers = value.astype(np.float64)
+        finite = numbers[~np.isnan(numbers)]
+        stats = (
+            f"min {finite.min():.6g} mean {finite.mean():.6g} max {finite.max():.6g}"
+            if finite.size
+            else "all NaN"
+        )
+        nans = value.size - finite.size
+        lines.append(f"{head} {stats}" + (f" ({nans} NaN)" if nans and finite.size else ""))
+    return lines

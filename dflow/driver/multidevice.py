@@ -1,0 +1,268 @@
+"""Running a partitioned module in the interpreter: one thread per device.
+
+Each nested `builtin.module {df.device = ...}` runs its part of the entry in its
+own interpreter; `df.send`/`df.recv` meet in one in-process mailbox keyed by the
+channel keys. A receive that waits past `timeout` seconds fails naming its key and
+both devices; when one device fails, the others are woken and stop at once, and
+the first real failure (not a receive abandoned because of it) is reported.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import DenseArrayBase, FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Region
+from xdsl.utils.exceptions import DiagnosticException, InterpretationError
+
+from dflow.dialects.df import annotations
+from dflow.dialects.df.functions import function_named
+from dflow.dialects.df.interpreter import (
+    DEFAULT_RECV_TIMEOUT_S,
+    DfFunctions,
+    QueueMailbox,
+    RecvAbandonedError,
+    make_interpreter,
+)
+from dflow.dialects.df.types import DEVICE_PATTERN
+from dflow.driver.errors import DflowError, first_line
+from dflow.driver.source import location_of, make_context
+from dflow.lowering.inline import InlinePass
+from dflow.lowering.partition import ARGUMENTS, FUNCTION_TYPE, RESULTS, PartitionPass
+from dflow.transforms.placement import PlaceDevicesPass
+from dflow.transforms.prune import PrunePass
+
+Array = Any
+
+
+def split_for_devices(module: ModuleOp, devices: str | None) -> ModuleOp:
+    """`module` partitioned for `devices`: calls inlined (each device runs straight-line
+    parts) and values nothing uses dropped (so that none is sent between devices),
+    then placed; a module that is already partitioned is returned as it is."""
+    if is_partitioned(module):
+        return module
+    try:
+        InlinePass().apply(make_context(), module)
+        PrunePass().apply(make_context(), module)
+        place(module, devices or "cpu:0")
+        PartitionPass().apply(make_context(), module)
+    except DiagnosticException as error:
+        raise DflowError(first_line(error)) from None
+    return module
+
+
+def place(module: ModuleOp, devices: str) -> None:
+    """Place every unplaced op of `module` on `devices` (the cost strategy). Pins are
+    kept and checked even when every op has one: each pinned device must be listed,
+    and colocated ops must agree."""
+    try:
+        PlaceDevicesPass(devices=devices).apply(make_context(), module)
+    except DiagnosticException as error:
+        raise DflowError(first_line(error)) from None
+
+
+def devices_for(module: ModuleOp, requested: str | None) -> str | None:
+    """The devices a program runs on: `requested` (`--devices`) when given, checked;
+    else those the program's pins name, in order of first appearance; None (one
+    device, cpu:0, no partitioning) for a program that names none, and for one that
+    is partitioned already (its parts name their devices)."""
+    if requested is not None:
+        return _checked_devices(module, requested)
+    if is_partitioned(module):
+        return None
+    named: dict[str, None] = {}
+    for op in module.walk():
+        device = op.attributes.get(annotations.DEVICE)
+        if isinstance(device, StringAttr) and op.name.startswith("df."):
+            named[device.data] = None
+    return ",".join(named) or None
+
+
+def _checked_devices(module: ModuleOp, requested: str) -> str:
+    devices = [part.strip() for part in requested.split(",")]
+    if not any(devices):
+        raise DflowError("--devices is empty: name at least one device, e.g. --devices cpu:0")
+    if not all(devices):
+        raise DflowError(f"--devices {requested!r} has an empty entry between commas")
+    for device in devices:
+        if not DEVICE_PATTERN.fullmatch(device):
+            raise DflowError(f"--devices: bad device {device!r}: each must be cpu:N or gpu:N")
+    parts = [device for device, _ in device_modules(module)]
+    if parts and sorted(parts) != sorted(devices):
+        raise DflowError(
+            f"the program is partitioned for {','.join(parts)}, not for --devices {requested}"
+        )
+    return ",".join(devices)
+
+
+def device_modules(module: ModuleOp) -> list[tuple[str, ModuleOp]]:
+    """The (device, nested module) pairs of a partitioned module, in order."""
+    parts: list[tuple[str, ModuleOp]] = []
+    for op in module.ops:
+        device = op.attributes.get(annotations.DEVICE)
+        if isinstance(op, ModuleOp) and isinstance(device, StringAttr):
+            parts.append((device.data, op))
+    return parts
+
+
+def is_partitioned(module: ModuleOp) -> bool:
+    return bool(device_modules(module))
+
+
+def _indices(function: FuncOp, name: str) -> tuple[int, ...]:
+    attribute = function.attributes.get(name)
+    if not isinstance(attribute, DenseArrayBase):
+        raise DflowError(f"@{function.sym_name.data} has no {name}: not made by df-partition")
+    return tuple(int(value) for value in attribute.get_values())
+
+
+def _entry(part: ModuleOp, entry: str, device: str) -> FuncOp:
+    function = function_named(part, entry)
+    if function is None:
+        raise DflowError(f"no function @{entry} in the module of {device}")
+    return function
+
+
+@dataclass
+class PartitionedRun:
+    """The state shared by the device threads of one run."""
+
+    entry: str
+    inputs: Sequence[Array]
+    timeout: float
+    mailbox: QueueMailbox = field(default_factory=QueueMailbox)
+    results: dict[int, Array] = field(default_factory=dict[int, Array])
+    errors: list[tuple[str, Exception]] = field(default_factory=list[tuple[str, Exception]])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def run_device(self, device: str, part: ModuleOp) -> None:
+        try:
+            function = _entry(part, self.entry, device)
+            arguments = [self.inputs[i] for i in _indices(function, ARGUMENTS)]
+            interpreter = make_interpreter(part, DfFunctions(self.mailbox, self.timeout))
+            outputs = interpreter.call_op(self.entry, tuple(arguments))
+            with self.lock:
+                self.results.update(zip(_indices(function, RESULTS), outputs, strict=True))
+        except (InterpretationError, DflowError, ValueError, KeyError) as error:
+            with self.lock:
+                self.errors.append((device, error))
+            self.mailbox.abandon()
+
+    def first_error(self) -> DflowError | None:
+        real = [(d, e) for d, e in self.errors if not isinstance(e, RecvAbandonedError)]
+        if not (real or self.errors):
+            return None
+        device, error = (real or self.errors)[0]
+        return DflowError(f"on {device}: {error}")
+
+
+def entry_signature(module: ModuleOp, entry: str) -> FuncOp:
+    """A declaration of the whole entry function of a partitioned module (its arguments
+    named as in the parts that take them), to match and check feeds against."""
+    parts = [_entry(part, entry, device) for device, part in device_modules(module)]
+    whole = parts[0].attributes.get(FUNCTION_TYPE)
+    if not isinstance(whole, FunctionType):
+        raise DflowError(f"@{entry} has no {FUNCTION_TYPE}: not made by df-partition")
+    block = Block(arg_types=whole.inputs.data)
+    for part in parts:
+        for local, index in zip(part.args, _indices(part, ARGUMENTS), strict=True):
+            block.args[index].name_hint = local.name_hint
+    return FuncOp(entry, whole, Region(block))
+
+
+def run_partitioned(
+    module: ModuleOp,
+    entry: str,
+    inputs: Sequence[Array],
+    timeout: float = DEFAULT_RECV_TIMEOUT_S,
+) -> list[Array]:
+    """Run `entry` of a partitioned module with every device in its own thread; the
+    entry's results in their original order."""
+    run = PartitionedRun(entry, inputs, timeout)
+    threads = [
+        threading.Thread(target=run.run_device, args=(device, part), name=device)
+        for device, part in device_modules(module)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if (error := run.first_error()) is not None:
+        raise error
+    return [run.results[index] for index in sorted(run.results)]
+
+
+def check_gpus(module: ModuleOp, devices: str | None) -> None:
+    """Fail in one line, before compiling, when the program would run on a GPU and
+    numba finds none (its own error names a system path); the simulator counts."""
+    wanted = [d for d in _device_list(module, devices) if d.startswith("gpu:")]
+    if not wanted or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return
+    from numba import cuda  # noqa: PLC0415 (only programs for GPUs pay for importing it)
+
+    if not cuda.is_available():
+        raise DflowError(
+            f"{wanted[0]} is asked for but no CUDA GPU was found: run on the CPU "
+            "(--devices cpu:0), or simulate the GPU with NUMBA_ENABLE_CUDASIM=1"
+        )
+
+
+def _device_list(module: ModuleOp, devices: str | None) -> list[str]:
+    if devices is not None:
+        return devices.split(",")
+    return [device for device, _ in device_modules(module)]
+
+
+def check_parts(module: ModuleOp) -> None:
+    """The device parts of a partitioned module agree with the whole functions they
+    are parts of (df-partition makes them so; a hand-edited module may not): every
+    part of a function records the same whole type, and its `df.arguments` and
+    `df.results` give, for each of its own arguments and results, an index into the
+    whole function's of the same type."""
+    wholes: dict[str, FunctionType] = {}
+    for device, part in device_modules(module):
+        for function in part.ops:
+            if isinstance(function, FuncOp) and not function.is_declaration:
+                whole = _check_part(device, function)
+                first = wholes.setdefault(function.sym_name.data, whole)
+                if whole != first:
+                    raise DflowError(
+                        f"@{function.sym_name.data} on {device} records {whole} as the whole "
+                        f"function's type, another part {first}",
+                        location_of(function),
+                    )
+
+
+def _check_part(device: str, function: FuncOp) -> FunctionType:
+    whole = function.attributes.get(FUNCTION_TYPE)
+    where = f"@{function.sym_name.data} on {device}"
+    if not isinstance(whole, FunctionType):
+        raise DflowError(f"{where} has no {FUNCTION_TYPE}: not made by df-partition")
+    own = function.function_type
+    for attribute, kind, local, full in (
+        (ARGUMENTS, "argument", own.inputs.data, whole.inputs.data),
+        (RESULTS, "result", own.outputs.data, whole.outputs.data),
+    ):
+        indices = _indices(function, attribute)
+        problem = _index_problem(indices, local, full, kind)
+        if problem is not None:
+            raise DflowError(f"{where}: {attribute} {problem}", location_of(function))
+    return whole
+
+
+def _index_problem(
+    indices: Sequence[int], local: Sequence[Attribute], full: Sequence[Attribute], kind: str
+) -> str | None:
+    if len(indices) != len(local):
+        return f"gives {len(indices)} indices for {len(local)} {kind}s of this part"
+    for index, type in zip(indices, local, strict=True):
+        if not 0 <= index < len(full):
+            return f"holds {index}, but the whole function has {len(full)} {kind}s"
+        if full[index] != type:
+            return f"maps a {type} {kind} to the whole's {kind} {index}, of type {full[index]}"
+    return None

@@ -1,0 +1,239 @@
+"""The front door for programs: read the text once (a path, or `-` for standard
+input), parse it with source locations, verify it, and turn every failure into a
+one-line `DflowError` naming file and line.
+
+Verification is xDSL's verifier plus what it leaves out and the compiler relies
+on (`dflow.driver.wellformed`): every value defined before its uses in a block, and no
+recursive calls.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.parser.core import ForwardDeclaredValue
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+from dflow.driver.errors import DflowError, first_line
+from dflow.driver.universe import get_all_dialects as get_dflow_dialects
+from dflow.driver.wellformed import check_wellformed
+
+STDIN = "-"
+"""The path that names standard input."""
+
+
+def make_context() -> Context:
+    """A context that knows xDSL's dialects and dflow's, loaded on first use."""
+    context = Context()
+    for name, factory in {**get_all_dialects(), **get_dflow_dialects()}.items():
+        context.register_dialect(name, factory)
+    return context
+
+
+@dataclass(frozen=True)
+class Source:
+    """A program's text as it was read, once, and the name its messages use."""
+
+    name: str
+    text: str
+
+
+def display_name(path: str | Path) -> str:
+    """How messages name the program at `path`: `<stdin>` for `-`."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+def read_source(path: str | Path) -> Source:
+    """The text at `path`, or standard input for `-`, read exactly once (a pipe or
+    `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
+    if str(path) == STDIN:
+        return Source(display_name(path), sys.stdin.read())
+    try:
+        return Source(str(path), Path(path).read_text())
+    except IsADirectoryError:
+        raise DflowError(f"cannot read {path}: it is a folder, not a file") from None
+    except OSError as error:
+        raise DflowError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+class _PlacedParseError(ParseError):
+    """A parse error already placed at the right op: outer ops leave it as it is."""
+
+
+class _LinearLexer(MLIRLexer):
+    """xDSL's lexer with its string-literal pattern rewritten without a nested
+    quantifier: xDSL's `"(?:[^"...]+|...)*"` backtracks exponentially over a string
+    left open (`"cpu:0 attributes {...` took minutes at 50 characters)."""
+
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
+class LocatingParser(Parser):
+    """A parser that records each op's file, line and column in `op.location`, and
+    places its errors on the op being parsed where xDSL points past it."""
+
+    def __init__(self, ctx: Context, text: str, name: str) -> None:
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(_LinearLexer(Input(text, name)))
+
+    def parse_operation(self) -> Operation:
+        where = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except _PlacedParseError:
+            raise
+        except ParseError as error:
+            raise _placed(error, where) from None
+        except (VerifyException, ValueError, OverflowError) as error:
+            # an attribute that cannot be built (of the wrong kind, a number out of its
+            # type's range), found while parsing
+            raise _PlacedParseError(where, first_line(error)) from None
+        except MemoryError:
+            raise _PlacedParseError(where, "this op's constant does not fit in memory") from None
+        if isinstance(op.location, UnknownLoc):
+            start = where.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(start.file), IntAttr(start.line), IntAttr(start.col)
+            )
+        return op
+
+
+def _placed(error: ParseError, op_start: Span[str]) -> _PlacedParseError:
+    """`error`, moved to the start of the op it belongs to when xDSL reports it at the
+    first token of a later line (it read ahead: a dense literal of the wrong size is
+    found only once the next line is reached)."""
+    span = error.span
+    text = op_start.input.content
+    line_start = text.rfind("\n", 0, span.start) + 1
+    reads_ahead = text[line_start : span.start].strip() == "" and line_start > op_start.start
+    return _PlacedParseError(op_start if reads_ahead else span, error.msg)
+
+
+def location_of(op: Operation) -> str | None:
+    """`file:line:col` of an op parsed by `LocatingParser`, else None."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def parse_module(
+    text: str, name: str, context: Context | None = None, *, first_line: int = 1
+) -> ModuleOp:
+    """Parse and verify a module; errors become `DflowError` with a location.
+    `first_line` is the line of the file where `text` starts (a split of a file)."""
+    if not text.strip():
+        raise DflowError("the program is empty: expected func.func or builtin.module", name)
+    padded = "\n" * (first_line - 1) + text
+    try:  # the parser reads its first token as it is made
+        parser = LocatingParser(make_context() if context is None else context, padded, name)
+        module = parser.parse_module()
+    except ParseError as error:
+        raise _parse_failure(error, padded) from None
+    _check_resolved(module)
+    verify(module)
+    return module
+
+
+def _check_resolved(module: ModuleOp) -> None:
+    """xDSL's parser can leave a use unresolved, with no error, when a region of the
+    using op defines the name (`df.fused(%1 = %1)` where only the region has `%1`);
+    its verifier then fails with a ValueError."""
+    for op in module.walk():
+        for index, operand in enumerate(op.operands):
+            if isinstance(operand, ForwardDeclaredValue):
+                raise DflowError(
+                    f"operand {index} of {op.name} is defined nowhere before this op "
+                    "(only inside its own region?)",
+                    location_of(op),
+                )
+
+
+_USED_WITH_TYPE = re.compile(
+    r"used with type (.+), but has been previously used or defined with type (.+)$"
+)
+
+
+def _parse_failure(error: ParseError, text: str) -> DflowError:
+    """xDSL's parse error as a `DflowError`, made plain where it misleads: a value
+    used with another type than its definition gives it is reported by xDSL at the
+    use only; report it at the definition (in the same function), naming both types
+    and both places, since either may be the mistake."""
+    location = str(error.span.get_location())
+    if error.msg == "Could not parse entire input!":
+        return DflowError("expected an operation (such as func.func) here", location)
+    used = _USED_WITH_TYPE.search(error.msg)
+    name = error.span.text
+    definition = _definition_before(name, text, error.span.start)
+    if used is None or definition is None:
+        return DflowError(_printable(error.msg), location)
+    line = text.count("\n", 0, definition) + 1
+    column = definition - text.rfind("\n", 0, definition)
+    return DflowError(
+        f"{name} is defined here as {used.group(2)} but used as {used.group(1)} at "
+        f"{location}: one of the two types is wrong",
+        f"{error.span.input.name}:{line}:{column}",
+    )
+
+
+def _printable(message: str) -> str:
+    """`message` with control characters escaped (`Unexpected character: \\x00`)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def _definition_before(name: str, text: str, use: int) -> int | None:
+    """Where `name` is defined before position `use` within its function: as one of
+    an op's results (`%a, %y = ...`) or as an argument of the function; else None."""
+    start = text.rfind("func.func", 0, use)
+    start = max(start, 0)
+    escaped = re.escape(name)
+    result = rf"(?m)^\s*(?:%[\w$.-]+(?::\d+)?\s*,\s*)*({escaped})(?::\d+)?\s*(?:,[^=\n]*)?="
+    found = [m.start(1) for m in re.finditer(result, text[start:use])]
+    if found:
+        return start + found[-1]
+    argument = re.search(rf"({escaped})\s*:", text[start:use])
+    return start + argument.start(1) if argument else None
+
+
+def read_module(path: str | Path, context: Context | None = None) -> ModuleOp:
+    """Read (once) and parse the program at `path` (`-`: standard input)."""
+    source = read_source(path)
+    return parse_module(source.text, source.name, context)
+
+
+def verify(module: ModuleOp) -> None:
+    """Verify; on failure name the innermost op that does not verify, and its line.
+    Then the checks xDSL does not make (`dflow.driver.wellformed`)."""
+    try:
+        module.verify()
+    except (VerifyException, DiagnosticException) as error:
+        culprit = _first_failing_op(module)
+        message = str(culprit[1] if culprit else error).strip().splitlines()[0]
+        location = location_of(culprit[0]) if culprit else None
+        raise DflowError(message, location) from None
+    failure = check_wellformed(module)
+    if failure is not None:
+        op, message = failure
+        raise DflowError(message, location_of(op))
+
+
+def _first_failing_op(module: ModuleOp) -> tuple[Operation, Exception] | None:
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, DiagnosticException) as error:
+            return op, error
+    return None

@@ -1,0 +1,72 @@
+"""dflow's entry into `xdsl-opt`: lazily loaded dialects, passes and targets.
+
+Registered as the `xdsl.universe` entry point; every value is a zero-argument
+factory so that listing passes does not import the compiler.
+"""
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+from xdsl.utils.target import Target
+
+PASSES: dict[str, tuple[str, str]] = {
+    "df-fold-constants": ("dflow.transforms.fold_constants", "FoldConstantsPass"),
+    "df-simplify-arith": ("dflow.transforms.simplify_arith", "SimplifyArithPass"),
+    "df-prune": ("dflow.transforms.prune", "PrunePass"),
+    "df-autodiff": ("dflow.transforms.autodiff", "AutodiffPass"),
+    "df-recompute": ("dflow.transforms.recompute", "RecomputePass"),
+    "df-optimize": ("dflow.transforms.optimize", "OptimizePass"),
+    "df-place-devices": ("dflow.transforms.placement", "PlaceDevicesPass"),
+    "df-partition": ("dflow.lowering.partition", "PartitionPass"),
+    "df-fuse": ("dflow.lowering.fuse", "FusePass"),
+    "df-plan-buffers": ("dflow.lowering.plan_buffers", "PlanBuffersPass"),
+    "df-inline": ("dflow.lowering.inline", "InlinePass"),
+    "df-bufferize": ("dflow.lowering.bufferize", "BufferizePass"),
+    "df-lower-host": ("dflow.lowering.lower_host", "LowerHostPass"),
+}
+"""Each pass name with the module and class that define it."""
+
+
+def _load_pass(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        loaded: type[ModulePass] = getattr(import_module(module), class_name)
+        return loaded
+
+    return load
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def get_df() -> Dialect:
+        from dflow.dialects.df import DF
+
+        return DF
+
+    def get_dfrt() -> Dialect:
+        from dflow.dialects.dfrt import DFRT
+
+        return DFRT
+
+    return {"df": get_df, "dfrt": get_dfrt}
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    return {name: _load_pass(*where) for name, where in PASSES.items()}
+
+
+def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
+    def get_numba() -> type[Target]:
+        from dflow.lowering.emit_numba import NumbaTarget
+
+        return NumbaTarget
+
+    return {"numba": get_numba}
+
+
+DFLOW_UNIVERSE = Universe(
+    all_dialects=get_all_dialects(),
+    all_passes=get_all_passes(),
+    all_targets=get_all_targets(),
+)

@@ -1,0 +1,327 @@
+"""Build `df` functions from Python, in the spirit of NNVM's Symbol API.
+
+    g = Graph("main")
+    x = g.input("x", (4, 8))
+    w = g.input("w", (8, 16))
+    b = g.constant(np.zeros(16, np.float32))
+    g.output((x @ w + b).relu())
+    module = g.module()            # a verified builtin.module
+
+Every `Tensor` wraps one SSA value; operators and methods append the matching
+`df` op, whose builder infers the result type (shape errors raise at once).
+Python numbers on either side of an operator become rank-0 constants of the
+other operand's element type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32, f64, i1, i32, i64
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from dflow.dialects import df
+from dflow.dialects.df.semantics import element_type_of, from_array, numpy_dtype
+from dflow.dialects.df.types import shape_of, static_tensor
+
+ELEMENT_TYPES: dict[str, Attribute] = {"f32": f32, "f64": f64, "i32": i32, "i64": i64, "i1": i1}
+
+
+def element_type(spec: str | Attribute | np.dtype[Any] | type) -> Attribute:
+    """`"f32"`, an xDSL type, or a NumPy dtype → the df element type."""
+    if isinstance(spec, Attribute):
+        return spec
+    if isinstance(spec, str) and spec in ELEMENT_TYPES:
+        return ELEMENT_TYPES[spec]
+    try:
+        return element_type_of(np.dtype(spec))
+    except (TypeError, StopIteration):
+        raise ValueError(
+            f"no df element type for {spec!r}; use one of f32 f64 i32 i64 i1"
+        ) from None
+
+
+class Graph:
+    """One function under construction: inputs, ops in order, outputs."""
+
+    def __init__(self, name: str = "main"):
+        self.name = name
+        self.block = Block()
+        self.outputs: list[Tensor] = []
+
+    def input(self, name: str, shape: Sequence[int], dtype: str | Attribute = "f32") -> Tensor:
+        """A function argument (a feed) named `%name`."""
+        argument = self.block.insert_arg(
+            TensorType(element_type(dtype), shape), len(self.block.args)
+        )
+        argument.name_hint = name
+        return Tensor(self, argument)
+
+    def constant(self, value: ArrayLike, dtype: str | Attribute | None = None) -> Tensor:
+        """A `df.constant` holding `value` (its dtype, or `dtype` when given)."""
+        array = np.asarray(value)
+        element = element_type(array.dtype if dtype is None else dtype)
+        array = array.astype(numpy_dtype(element))
+        return self.emit(df.ConstantOp(from_array(array, TensorType(element, array.shape))))
+
+    def emit(self, op: Operation) -> Tensor:
+        """Verify and append an op, and return its (single) result.
+
+        Verifying here makes every type error surface at the line that made it,
+        also for ops whose result type is given rather than inferred (reshape).
+        """
+        op.verify()
+        self.block.add_op(op)
+        return Tensor(self, op.results[0])
+
+    def output(self, *tensors: Tensor) -> None:
+        """Add results (fetches) of the function, in order."""
+        self.outputs.extend(tensors)
+
+    def function(self) -> FuncOp:
+        self.block.add_op(ReturnOp(*(t.value for t in self.outputs)))
+        types = ([a.type for a in self.block.args], [t.type for t in self.outputs])
+        return FuncOp(self.name, types, Region(self.block))
+
+    def module(self) -> ModuleOp:
+        """The function in a verified module; the graph is consumed."""
+        module = ModuleOp([self.function()])
+        module.verify()
+        return module
+
+
+class Tensor:
+    """A value of the graph; operators build df ops."""
+
+    def __init__(self, graph: Graph, value: SSAValue):
+        self.graph = graph
+        self.value = value
+
+    @property
+    def type(self) -> TensorType[Attribute]:
+        return static_tensor(self.value.type)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return shape_of(self.type)
+
+    def _lift(self, other: Tensor | float | int | bool) -> Tensor:
+        if isinstance(other, Tensor):
+            return other
+        dtype = numpy_dtype(self.type.element_type)
+        return self.graph.constant(np.asarray(other, dtype=dtype))
+
+    def _binary(
+        self, op_type: type[df.BinaryElementwiseOp], other: Any, swap: bool = False
+    ) -> Tensor:
+        lhs, rhs = (self._lift(other), self) if swap else (self, self._lift(other))
+        return self.graph.emit(op_type(lhs.value, rhs.value))
+
+    def _unary(self, op_type: type[df.UnaryElementwiseOp]) -> Tensor:
+        return self.graph.emit(op_type(self.value))
+
+    def __add__(self, other: Any) -> Tensor:
+        return self._binary(df.AddOp, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return self._binary(df.AddOp, other, swap=True)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return self._binary(df.SubOp, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return self._binary(df.SubOp, other, swap=True)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return self._binary(df.MulOp, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return self._binary(df.MulOp, other, swap=True)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return self._binary(df.DivOp, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return self._binary(df.DivOp, other, swap=True)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return self._binary(df.PowOp, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._binary(df.GreaterOp, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._binary(df.GreaterEqualOp, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._binary(df.LessOp, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._binary(df.LessEqualOp, other)
+
+    def equal(self, other: Any) -> Tensor:
+        """Elementwise `==` (a method, so tensors stay hashable)."""
+        return self._binary(df.EqualOp, other)
+
+    def maximum(self, other: Any) -> Tensor:
+        return self._binary(df.MaximumOp, other)
+
+    def minimum(self, other: Any) -> Tensor:
+        return self._binary(df.MinimumOp, other)
+
+    def __neg__(self) -> Tensor:
+        return self._unary(df.NegOp)
+
+    def __abs__(self) -> Tensor:
+        return self._unary(df.AbsOp)
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return self.matmul(other)
+
+    def matmul(self, other: Tensor, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
+        op = df.MatmulOp(self.value, other.value, transpose_a=transpose_a, transpose_b=transpose_b)
+        return self.graph.emit(op)
+
+    def reciprocal(self) -> Tensor:
+        return self._unary(df.ReciprocalOp)
+
+    def exp(self) -> Tensor:
+        return self._unary(df.ExpOp)
+
+    def log(self) -> Tensor:
+        return self._unary(df.LogOp)
+
+    def sqrt(self) -> Tensor:
+        return self._unary(df.SqrtOp)
+
+    def rsqrt(self) -> Tensor:
+        return self._unary(df.RsqrtOp)
+
+    def tanh(self) -> Tensor:
+        return self._unary(df.TanhOp)
+
+    def sigmoid(self) -> Tensor:
+        return self._unary(df.SigmoidOp)
+
+    def relu(self) -> Tensor:
+        return self._unary(df.ReluOp)
+
+    def square(self) -> Tensor:
+        return self._unary(df.SquareOp)
+
+    def identity(self) -> Tensor:
+        return self._unary(df.IdentityOp)
+
+    def cast(self, dtype: str | Attribute) -> Tensor:
+        return self.graph.emit(df.CastOp(self.value, element_type(dtype)))
+
+    def transpose(self, perm: Sequence[int] | None = None) -> Tensor:
+        """Permute axes; reverse them when `perm` is None (as NumPy's `.T`)."""
+        order = tuple(reversed(range(len(self.shape)))) if perm is None else tuple(perm)
+        return self.graph.emit(df.TransposeOp(self.value, order))
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 (NumPy's name)
+        return self.transpose()
+
+    def reshape(self, shape: Sequence[int]) -> Tensor:
+        return self.graph.emit(df.ReshapeOp(self.value, shape))
+
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        return self.graph.emit(df.BroadcastToOp(self.value, shape))
+
+    def sum(self, axes: Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return self.graph.emit(df.ReduceSumOp(self.value, axes, keepdims))
+
+    def mean(self, axes: Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return self.graph.emit(df.ReduceMeanOp(self.value, axes, keepdims))
+
+    def max(self, axes: Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return self.graph.emit(df.ReduceMaxOp(self.value, axes, keepdims))
+
+    def softmax(self, axis: int = -1) -> Tensor:
+        return self.graph.emit(df.SoftmaxOp(self.value, axis))
+
+    def __getitem__(self, index: int | slice | tuple[int | slice, ...]) -> Tensor:
+        """NumPy basic indexing with step 1: `x[1:3, :]`, `x[0]` (drops the axis)."""
+        parts = index if isinstance(index, tuple) else (index,)
+        if len(parts) > len(self.shape):
+            raise IndexError(f"{len(parts)} indices for a tensor of rank {len(self.shape)}")
+        start: list[int] = []
+        limit: list[int] = []
+        kept: list[int] = []
+        for axis, dim in enumerate(self.shape):
+            part = parts[axis] if axis < len(parts) else slice(None)
+            begin, end = _bounds(part, dim)
+            start.append(begin)
+            limit.append(end)
+            if isinstance(part, slice):
+                kept.append(end - begin)
+        sliced = self.graph.emit(df.SliceOp(self.value, start, limit))
+        return sliced if len(kept) == len(self.shape) else sliced.reshape(kept)
+
+
+def _bounds(part: int | slice, dim: int) -> tuple[int, int]:
+    """`[begin, end)` of one index along an axis of size `dim`."""
+    if isinstance(part, slice):
+        begin, end, step = part.indices(dim)
+        if step != 1:
+            raise ValueError(f"df.slice has no step; got {part}")
+        return begin, max(begin, end)
+    if not -dim <= part < dim:
+        raise IndexError(f"index {part} is out of range for an axis of size {dim}")
+    return part % dim, part % dim + 1
+
+
+def select(condition: Tensor, on_true: Tensor, on_false: Tensor) -> Tensor:
+    return condition.graph.emit(df.SelectOp(condition.value, on_true.value, on_false.value))
+
+
+def concat(tensors: Sequence[Tensor], axis: int) -> Tensor:
+    return tensors[0].graph.emit(df.ConcatOp([t.value for t in tensors], axis))
+
+
+def addn(tensors: Sequence[Tensor]) -> Tensor:
+    return tensors[0].graph.emit(df.AddNOp([t.value for t in tensors]))
+
+
+def conv2d(
+    input: Tensor,
+    filter: Tensor,
+    bias: Tensor | None = None,
+    *,
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+    dilations: Sequence[int] = (1, 1),
+) -> Tensor:
+    op = df.Conv2DOp(
+        input.value,
+        filter.value,
+        None if bias is None else bias.value,
+        strides=strides,
+        pads=pads,
+        dilations=dilations,
+    )
+    return input.graph.emit(op)
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+) -> Tensor:
+    return input.graph.emit(df.MaxPool2DOp(input.value, kernel=kernel, strides=strides, pads=pads))
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+) -> Tensor:
+    return input.graph.emit(df.AvgPool2DOp(input.value, kernel=kernel, strides=strides, pads=pads))

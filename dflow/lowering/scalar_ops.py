@@ -1,0 +1,237 @@
+"""Each elementwise `df` op on scalars, as `arith` and `math` ops: the body of a kernel.
+
+`lower_scalar(op, operands, emit)` appends to the kernel the ops computing one
+element of `op`'s result from one element of each operand (already loaded, of
+the operands' element types) and returns the value. The choices follow the
+reference semantics (`dialects/df/semantics.py`):
+
+- `maximum`/`minimum`/`relu` on floats are `arith.maximumf`/`minimumf`, which
+  propagate NaN as NumPy does;
+- integer `div` is `arith.divsi` (rounds toward zero, as the reference's cast of
+  the true quotient);
+- `sigmoid` is the stable form: `z = exp(-|x|)`, `1/(1+z)` for `x >= 0`, else
+  `z/(1+z)`;
+- `equal` and the other comparisons on floats are ordered (false on NaN);
+- `cast` to `i1` is `x != 0`; from `i1` it is zero-extension.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from dflow.dialects.df import elementwise as ew
+from dflow.dialects.df.types import is_float, static_tensor
+
+Emit = Callable[[Operation], SSAValue]
+"""Appends an op to the kernel body and returns its (single) result."""
+
+_DEFAULT_PROPERTIES: dict[type[Operation], dict[str, Attribute]] = {}
+
+
+def same_type(kind: type[Operation], *operands: SSAValue) -> Operation:
+    """An op of `kind` whose result has its first operand's type (arith's arithmetic,
+    math's functions), built with `create` and the properties its constructor sets
+    (learnt from one constructor call per kind). This skips IRDL's argument checks,
+    which cost twice the rest of building an op; the lowered module is verified as a
+    whole before emission."""
+    if kind not in _DEFAULT_PROPERTIES:
+        _DEFAULT_PROPERTIES[kind] = dict(kind(*operands).properties)  # pyright: ignore[reportCallIssue]
+    return kind.create(
+        operands=operands,
+        result_types=[operands[0].type],
+        properties=dict(_DEFAULT_PROPERTIES[kind]),
+    )
+
+
+def constant(value: float, element: Attribute, emit: Emit) -> SSAValue:
+    """A scalar constant of a df element type."""
+    if element in (f32, f64):
+        attribute: Attribute = FloatAttr(value, cast(Float32Type | Float64Type, element))
+    else:
+        attribute = IntegerAttr[IntegerType](int(value), cast(IntegerType, element))
+    return emit(arith.ConstantOp.create(properties={"value": attribute}, result_types=[element]))
+
+
+def _element(value: SSAValue) -> Attribute:
+    return value.type
+
+
+def _neg(x: SSAValue, emit: Emit) -> SSAValue:
+    if is_float(_element(x)):
+        return emit(same_type(arith.NegfOp, x))
+    return emit(same_type(arith.SubiOp, constant(0, _element(x), emit), x))
+
+
+def _abs(x: SSAValue, emit: Emit) -> SSAValue:
+    return emit(same_type(math.AbsFOp if is_float(_element(x)) else math.AbsIOp, x))
+
+
+def _square(x: SSAValue, emit: Emit) -> SSAValue:
+    return emit(same_type(arith.MulfOp if is_float(_element(x)) else arith.MuliOp, x, x))
+
+
+def _relu(x: SSAValue, emit: Emit) -> SSAValue:
+    zero = constant(0, _element(x), emit)
+    return emit(same_type(arith.MaximumfOp if is_float(_element(x)) else arith.MaxSIOp, x, zero))
+
+
+def _reciprocal(x: SSAValue, emit: Emit) -> SSAValue:
+    return emit(same_type(arith.DivfOp, constant(1, _element(x), emit), x))
+
+
+def _unary(op: Operation, x: SSAValue, emit: Emit) -> SSAValue:
+    if isinstance(op, ew.IdentityOp):
+        return x
+    if type(op) in _MATH_UNARY:
+        return emit(same_type(_MATH_UNARY[type(op)], x))
+    return _COMPOSITE_UNARY[type(op)](x, emit)
+
+
+_MATH_UNARY: dict[type[Operation], type[Operation]] = {
+    ew.ExpOp: math.ExpOp,
+    ew.LogOp: math.LogOp,
+    ew.SqrtOp: math.SqrtOp,
+    ew.RsqrtOp: math.RsqrtOp,
+    ew.TanhOp: math.TanhOp,
+}
+
+
+def _sigmoid(x: SSAValue, emit: Emit) -> SSAValue:
+    element = _element(x)
+    one = constant(1, element, emit)
+    z = emit(same_type(math.ExpOp, emit(same_type(arith.NegfOp, emit(same_type(math.AbsFOp, x))))))
+    denominator = emit(same_type(arith.AddfOp, one, z))
+    positive = emit(same_type(arith.DivfOp, one, denominator))
+    negative = emit(same_type(arith.DivfOp, z, denominator))
+    non_negative = emit(arith.CmpfOp(x, constant(0, element, emit), "oge"))
+    return emit(arith.SelectOp(non_negative, positive, negative))
+
+
+_COMPOSITE_UNARY: dict[type[Operation], Callable[[SSAValue, Emit], SSAValue]] = {
+    ew.NegOp: _neg,
+    ew.AbsOp: _abs,
+    ew.SquareOp: _square,
+    ew.ReluOp: _relu,
+    ew.ReciprocalOp: _reciprocal,
+    ew.SigmoidOp: _sigmoid,
+}
+
+
+_FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
+    ew.AddOp: arith.AddfOp,
+    ew.SubOp: arith.SubfOp,
+    ew.MulOp: arith.MulfOp,
+    ew.DivOp: arith.DivfOp,
+    ew.MaximumOp: arith.MaximumfOp,
+    ew.MinimumOp: arith.MinimumfOp,
+    ew.PowOp: math.PowFOp,
+}
+_INT_BINARY: dict[type[Operation], type[Operation]] = {
+    ew.AddOp: arith.AddiOp,
+    ew.SubOp: arith.SubiOp,
+    ew.MulOp: arith.MuliOp,
+    ew.DivOp: arith.DivSIOp,
+    ew.MaximumOp: arith.MaxSIOp,
+    ew.MinimumOp: arith.MinSIOp,
+    ew.PowOp: math.IPowIOp,
+}
+_PREDICATES: dict[type[Operation], tuple[str, str]] = {
+    ew.GreaterOp: ("ogt", "sgt"),
+    ew.GreaterEqualOp: ("oge", "sge"),
+    ew.LessOp: ("olt", "slt"),
+    ew.LessEqualOp: ("ole", "sle"),
+    ew.EqualOp: ("oeq", "eq"),
+}
+
+
+def _binary(op: Operation, a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
+    floating = is_float(_element(a))
+    if type(op) in _PREDICATES:
+        float_predicate, int_predicate = _PREDICATES[type(op)]
+        if floating:
+            return emit(arith.CmpfOp(a, b, float_predicate))
+        return emit(arith.CmpiOp(a, b, int_predicate))
+    table = _FLOAT_BINARY if floating else _INT_BINARY
+    return emit(same_type(table[type(op)], a, b))
+
+
+def _add(a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
+    return emit(same_type(arith.AddfOp if is_float(_element(a)) else arith.AddiOp, a, b))
+
+
+def _cast(x: SSAValue, target: Attribute, emit: Emit) -> SSAValue:
+    source = _element(x)
+    if source == target:
+        return x
+    if target == i1:
+        zero = constant(0, source, emit)
+        if is_float(source):
+            return emit(arith.CmpfOp(x, zero, "une"))
+        return emit(arith.CmpiOp(x, zero, "ne"))
+    return emit(_conversion(source, target)(x, target))
+
+
+_WIDTH: dict[Attribute, int] = {f32: 32, f64: 64, i1: 1, i32: 32, i64: 64}
+
+Conversion = Callable[[SSAValue, Attribute], Operation]
+
+
+def _conversion(source: Attribute, target: Attribute) -> Conversion:
+    if is_float(source) and is_float(target):
+        return cast(Conversion, arith.ExtFOp if _WIDTH[target] > _WIDTH[source] else arith.TruncFOp)
+    if is_float(target):
+        return cast(Conversion, arith.UIToFPOp if source == i1 else arith.SIToFPOp)
+    if is_float(source):
+        return cast(Conversion, arith.FPToSIOp)
+    if source == i1:
+        return cast(Conversion, arith.ExtUIOp)
+    return cast(Conversion, arith.ExtSIOp if _WIDTH[target] > _WIDTH[source] else arith.TruncIOp)
+
+
+def lower_scalar(op: Operation, operands: Sequence[SSAValue], emit: Emit) -> SSAValue:
+    """One element of `op`'s result, from one element of each operand."""
+    match op:
+        case ew.UnaryElementwiseOp():
+            return _unary(op, operands[0], emit)
+        case ew.BinaryElementwiseOp() | ew.CompareOp():
+            return _binary(op, operands[0], operands[1], emit)
+        case ew.SelectOp():
+            return emit(arith.SelectOp(*operands))
+        case ew.CastOp():
+            return _cast(operands[0], static_tensor(op.result.type).element_type, emit)
+        case ew.AddNOp():
+            total = operands[0]
+            for term in operands[1:]:
+                total = _add(total, term, emit)
+            return total
+        case _:
+            raise ValueError(f"{op.name} is not elementwise")
+
+
+def is_scalar_lowerable(op: Operation) -> bool:
+    """Whether `lower_scalar` handles `op`."""
+    return isinstance(
+        op,
+        ew.UnaryElementwiseOp
+        | ew.BinaryElementwiseOp
+        | ew.CompareOp
+        | ew.SelectOp
+        | ew.CastOp
+        | ew.AddNOp,
+    )

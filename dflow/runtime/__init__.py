@@ -1,0 +1,10 @@
+"""dflow's runtime: loads emitted device modules and runs them.
+
+It knows only the ABI the emitted modules call (`runtime.context`), never the
+compiler: `load_program(directory)` imports the modules `dflow compile` wrote,
+and `Program.run(arguments)` runs the entry with one thread per device.
+"""
+
+from dflow.runtime.program import Program, ProgramError, load_program
+
+__all__ = ["Program", "ProgramError", "load_program"]

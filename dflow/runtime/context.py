@@ -1,0 +1,128 @@
+"""The runtime ABI of emitted host functions: the `rt` object each device gets.
+
+An emitted host function calls, in order: `rt.arena(nbytes)`, `rt.view(arena,
+offset, shape, dtype)`, `rt.output(shape, dtype)`, kernels, `rt.send(key, to,
+buffer)`, `rt.recv(key, from, buffer)`, `rt.to_device(array)` and
+`rt.fetch(buffer)`. A CPU context keeps its arena as one NumPy byte array (grown
+on demand and reused between calls) and hands out result arrays, recycling one
+only when nothing but the context refers to it any more; a GPU context keeps a
+numba device array and copies through the host on send, receive and fetch.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from dflow.runtime.channels import Channels
+
+ALIGNMENT = 64
+"""Arenas start on a 64-byte boundary, so every planned offset stays aligned."""
+
+OUTPUTS_KEPT = 2
+"""Result arrays of one shape and type a context keeps for reuse."""
+
+_ONLY_THE_POOL = 3
+"""`sys.getrefcount` of a pooled array nobody else holds: the pool's list, the loop
+variable and the call's own argument."""
+
+
+class CpuContext:
+    """A CPU device: arena in host memory."""
+
+    def __init__(self, device: str, channels: Channels):
+        self.device = device
+        self.channels = channels
+        self._arena = np.empty(0, np.uint8)
+        self._outputs: dict[tuple[tuple[int, ...], str], list[Any]] = {}
+
+    def arena(self, nbytes: int) -> Any:
+        if self._arena.size < nbytes:
+            raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+            start = -raw.ctypes.data % ALIGNMENT
+            self._arena = raw[start : start + nbytes]
+        return self._arena
+
+    def view(self, arena: Any, offset: int, shape: tuple[int, ...], dtype: Any) -> Any:
+        """The buffer at `offset` (a NumPy array here, a device array on a GPU: both
+        slice and view alike)."""
+        size = math.prod(shape) * np.dtype(dtype).itemsize
+        return arena[offset : offset + size].view(dtype).reshape(shape)
+
+    def output(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A host array for a result: a pooled one the caller has dropped (no view of it
+        is alive either: a view holds its base), else a new one. Reusing spares the
+        page faults of fresh memory on every call."""
+        pool = self._outputs.setdefault((shape, np.dtype(dtype).str), [])
+        for array in pool:
+            if sys.getrefcount(array) <= _ONLY_THE_POOL:
+                return array
+        array = np.empty(shape, dtype)
+        if len(pool) < OUTPUTS_KEPT:
+            pool.append(array)
+        return array
+
+    def send(self, key: str, destination: str, buffer: Any) -> None:
+        self.channels.put(key, np.array(buffer))
+
+    def recv(self, key: str, source: str, buffer: Any) -> None:
+        buffer[...] = self.channels.take(key, source, self.device)
+
+    def to_device(self, array: Any) -> Any:
+        return array
+
+    def fetch(self, buffer: Any) -> Any:
+        return np.array(buffer)
+
+
+class GpuContext(CpuContext):
+    """A CUDA device: arena in device memory, copies through the host.
+
+    `gpu:N` is CUDA device N: `arena` (the first call of every host function)
+    makes it the calling thread's device. Under the simulator
+    (`NUMBA_ENABLE_CUDASIM=1`) there is one device, `gpu:0`.
+    """
+
+    def __init__(self, device: str, channels: Channels):
+        super().__init__(device, channels)
+        from numba import cuda  # noqa: PLC0415 (only GPU devices need numba.cuda)
+
+        self.cuda: Any = cuda  # untyped: its stubs know no device arrays
+        self.index = int(device.partition(":")[2] or 0)
+        self._device_arena: Any = None
+
+    def select(self) -> None:
+        """Make this device the calling thread's CUDA device."""
+        count = len(self.cuda.gpus)
+        if self.index >= count:
+            raise RuntimeError(f"{self.device}: there are {count} CUDA devices here")
+        self.cuda.select_device(self.index)
+
+    def arena(self, nbytes: int) -> Any:
+        self.select()
+        if self._device_arena is None or self._device_arena.size < max(nbytes, 1):
+            self._device_arena = self.cuda.device_array(max(nbytes, 1), np.uint8)
+        return self._device_arena
+
+    def send(self, key: str, destination: str, buffer: Any) -> None:
+        self.channels.put(key, buffer.copy_to_host())
+
+    def recv(self, key: str, source: str, buffer: Any) -> None:
+        value = self.channels.take(key, source, self.device)
+        buffer.copy_to_device(np.require(value, buffer.dtype, "C"))
+
+    def to_device(self, array: Any) -> Any:
+        return self.cuda.to_device(np.require(array, requirements="C"))  # keeps 0-d arrays 0-d
+
+    def fetch(self, buffer: Any) -> Any:
+        return buffer.copy_to_host()
+
+
+def context_for(device: str, channels: Channels) -> CpuContext:
+    """The context of `cpu:N` or `gpu:N`."""
+    return (
+        GpuContext(device, channels) if device.startswith("gpu") else CpuContext(device, channels)
+    )

@@ -1,0 +1,179 @@
+"""Loading the emitted modules of a program and running an entry on its devices.
+
+`load_program(directory)` imports every device module `dflow compile` wrote
+(`cpu_0.py`, `gpu_0.py`, ...) under a name unique to the directory and
+registered in `sys.modules`, which numba's on-disk cache needs to find the
+kernels again in a later process. `Program.run(entry, arguments)` checks the
+feeds against the entry's signature, gives each device its arguments, runs
+each device's host function in its own thread (one device runs in the caller's
+thread), and gathers the results in the entry's order. Each device keeps its
+context, hence its arena, from one run to the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from dflow.runtime.channels import ChannelAbandonedError, Channels, ChannelTimeoutError
+from dflow.runtime.context import CpuContext, context_for
+
+DEFAULT_TIMEOUT_S = 60.0
+
+
+class ProgramError(RuntimeError):
+    """A run failed: bad feeds, a device's error, or a receive that timed out."""
+
+
+DEVICE_MODULE = re.compile(r"(cpu|gpu)_\d+\.py")
+"""The file name of a device's module: `cpu_0.py`, `gpu_1.py`."""
+
+
+@dataclass
+class DevicePart:
+    """One device's module and its part of each entry."""
+
+    device: str
+    module: ModuleType
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        entries: dict[str, dict[str, Any]] = self.module.ENTRIES
+        return entries.get(name)
+
+
+def _import(path: Path, name: str) -> ModuleType:
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_program(directory: str | Path, *, warm_start: bool = True) -> Program:
+    """The program whose device modules `directory` holds. With `warm_start`, the
+    CPU kernels numba has cached are loaded now, without numba's compiler
+    registries (`runtime/warm_start.py`); the others load or compile lazily."""
+    directory = Path(directory).resolve()
+    tag = hashlib.sha1(str(directory).encode()).hexdigest()[:12]
+    parts: list[DevicePart] = []
+    names = sorted(p.name for p in directory.iterdir()) if directory.is_dir() else []
+    for path in [directory / name for name in names if DEVICE_MODULE.fullmatch(name)]:
+        module = _import(path, f"dflow_program_{tag}_{path.stem}")
+        parts.append(DevicePart(module.DEVICE, module))
+    if not parts:
+        raise ProgramError(f"{directory}: no device modules (cpu_0.py, ...) to load")
+    if warm_start:
+        from dflow.runtime.warm_start import preload_kernels  # noqa: PLC0415 (imports numba)
+
+        for part in parts:
+            preload_kernels(part.module)
+    return Program(parts)
+
+
+def _check_feeds(entry: str, signature: Sequence[Any], arguments: Sequence[Any]) -> list[Any]:
+    if len(arguments) != len(signature):
+        raise ProgramError(f"@{entry} takes {len(signature)} arguments, {len(arguments)} given")
+    checked: list[Any] = []
+    for position, (argument, (shape, dtype)) in enumerate(zip(arguments, signature, strict=True)):
+        array = np.asarray(argument)
+        if tuple(array.shape) != tuple(shape) or array.dtype != np.dtype(dtype):
+            raise ProgramError(
+                f"@{entry} argument {position}: expected {tuple(shape)} {np.dtype(dtype)}, "
+                f"got {tuple(array.shape)} {array.dtype}"
+            )
+        checked.append(np.require(array, requirements="C"))  # ascontiguousarray makes 0-d 1-d
+    return checked
+
+
+@dataclass
+class Program:
+    """Device modules, and a context per device kept across runs."""
+
+    parts: list[DevicePart]
+    contexts: dict[str, CpuContext] = field(default_factory=dict[str, CpuContext])
+
+    @property
+    def devices(self) -> list[str]:
+        return [p.device for p in self.parts]
+
+    def signature(self, entry: str) -> dict[str, Any]:
+        for part in self.parts:
+            found = part.entry(entry)
+            if found is not None:
+                return found
+        raise ProgramError(f"no entry @{entry} in the program")
+
+    def run(
+        self, entry: str, arguments: Sequence[Any], timeout: float = DEFAULT_TIMEOUT_S
+    ) -> list[Any]:
+        signature = self.signature(entry)
+        feeds = _check_feeds(entry, signature["entry_arguments"], arguments)
+        results: list[Any] = [None] * len(signature["entry_results"])
+        channels = Channels(timeout)
+        runs = [_DeviceRun(self, part, entry, feeds, results, channels) for part in self.parts]
+        if len(runs) == 1:
+            runs[0].run()
+        else:
+            threads = [threading.Thread(target=r.run, name=r.part.device) for r in runs]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        failures = [r.error for r in runs if r.error is not None]
+        real = [f for f in failures if not isinstance(f, ChannelAbandonedError)]
+        if real or failures:
+            raise ProgramError(str((real or failures)[0]))
+        return results
+
+    def context(self, device: str, channels: Channels) -> CpuContext:
+        context = self.contexts.get(device)
+        if context is None:
+            context = self.contexts[device] = context_for(device, channels)
+        context.channels = channels
+        return context
+
+
+@dataclass
+class _DeviceRun:
+    program: Program
+    part: DevicePart
+    entry: str
+    feeds: list[Any]
+    results: list[Any]
+    channels: Channels
+    error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            signature = self.part.entry(self.entry)
+            if signature is None:
+                return
+            host = getattr(self.part.module, signature["function"])
+            context = self.program.context(self.part.device, self.channels)
+            outputs = host(context, *(self.feeds[i] for i in signature["arguments"]))
+            for index, value in zip(signature["results"], outputs, strict=True):
+                self.results[index] = value
+        except Exception as error:  # every failure is reported; the others stop
+            self.error = (
+                error if isinstance(error, ChannelAbandonedError) else _located(self.part, error)
+            )
+            self.channels.abandon()
+
+
+def _located(part: DevicePart, error: Exception) -> Exception:
+    if isinstance(error, ProgramError | ChannelAbandonedError | ChannelTimeoutError):
+        return error
+    return ProgramError(f"on {part.device}: {type(error).__name__}: {error}")

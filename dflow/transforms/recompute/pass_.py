@@ -1,0 +1,207 @@
+"""`df-recompute`: trade compute for memory in training graphs (rematerialization).
+
+    xdsl-opt train.mlir -p 'df-autodiff{wrt=1,2},df-recompute{mode=heuristic stats=true}'
+    xdsl-opt train.mlir -p 'df-autodiff{wrt=1,2},df-recompute{mode=budget budget=1048576}'
+
+Works on each function holding backward ops (`df.backward`, as `df-autodiff` makes
+them), or on `func` only:
+
+- `mode=hints` (Grappler's MemoryOptimizer): ops carrying `df.recompute` that feed a
+  backward op are grown into connected groups, pruned to what feeds the backward
+  ops, and each group is cloned before its first backward user (`groups.py`).
+- `mode=heuristic`: the same, with every cheap op a candidate without a hint:
+  elementwise ops, casts, addn, reshape, transpose, broadcast_to (not matmul, conv,
+  pools, reductions or softmax).
+- `mode=budget budget=BYTES`: choose the values to keep so that the planner's peak
+  arena for the function is at most BYTES, with the least estimated recomputation
+  (`budget.py`: Chen's segmentations, a greedy order, every subset of a small
+  function, an integer program (`milp.py`); `strategy=` runs one). A budget no plan meets is an
+  error that gives the smallest peak reached.
+
+Never recomputed: ops with effects, received values, constants, backward ops and
+whatever depends on them. Each clone carries `df.recomputed = "<func>.r<N>"`, its
+group, so that upstream `cse` (which compares attributes) never merges it back into
+its original: `df-recompute` may run before or after `cse`/`df-optimize`.
+`stats=true` reports to stderr, per function: the planner's peak before and after,
+the ops recomputed and their estimated flops as a share of the forward pass.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Literal
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from dflow.dialects.df import annotations, elementwise, shape_ops
+from dflow.lowering.plan_buffers import plan_function
+from dflow.transforms.recompute.budget import (
+    STRATEGIES,
+    Proposal,
+    RecomputeModel,
+    apply_plan,
+    flops_of,
+    forward_flops,
+    proposals,
+)
+from dflow.transforms.recompute.groups import (
+    Predicate,
+    apply_group,
+    is_target,
+    recomputable,
+    recompute_groups,
+)
+
+CHEAP_OPS: tuple[type[Operation], ...] = (
+    elementwise.UnaryElementwiseOp,
+    elementwise.BinaryElementwiseOp,
+    elementwise.SelectOp,
+    elementwise.CastOp,
+    elementwise.AddNOp,
+    shape_ops.ReshapeOp,
+    shape_ops.TransposeOp,
+    shape_ops.BroadcastToOp,
+)
+"""What `mode=heuristic` recomputes without a hint: ops whose cost is one pass over
+their data."""
+
+
+def _fail(message: str) -> PassFailedException:
+    return PassFailedException(f"df-recompute: {message}")
+
+
+def _ops(count: int) -> str:
+    return f"{count} op" if count == 1 else f"{count} ops"
+
+
+def _how(plan: Proposal) -> str:
+    if not plan.recomputed:
+        return "recomputing nothing"
+    return f"{plan.strategy}: {_ops(len(plan.recomputed))} recomputed"
+
+
+def _hinted(op: Operation) -> bool:
+    return annotations.RECOMPUTE in op.attributes
+
+
+def _cheap_or_hinted(op: Operation) -> bool:
+    return isinstance(op, CHEAP_OPS) or _hinted(op)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the pass did to one function."""
+
+    recomputed_ops: int
+    extra_flops: int
+    forward_flops: int
+    strategy: str = ""
+
+
+def recompute_by_groups(function: FuncOp, wanted: Predicate) -> Outcome:
+    """Hints and heuristic modes: Grappler's groups of the ops `wanted` selects."""
+    block = function.body.block
+    allowed = recomputable(block)
+    forward = forward_flops(function)
+    groups = recompute_groups(block, lambda op: allowed(op) and wanted(op))
+    name = function.sym_name.data
+    extra = 0
+    for number, group in enumerate(groups):
+        extra += flops_of(group.ops)
+        apply_group(group, f"{name}.r{number}")
+    return Outcome(sum(len(g.ops) for g in groups), extra, forward)
+
+
+def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ...]) -> Outcome:
+    """Budget mode: the cheapest plan whose re-measured arena fits in `budget`."""
+    try:
+        model = RecomputeModel.of(function)
+    except PassFailedException as error:  # the planner's, for what it cannot plan
+        raise _fail(f"mode=budget: {str(error).removeprefix('df-plan-buffers: ')}") from None
+    forward = forward_flops(function)
+    found = sorted(proposals(model, strategies, budget), key=lambda p: (p.flops, p.peak))
+    fitting = (p for p in found if p.peak <= budget)
+    chosen = next((p for p in fitting if model.arena_bytes(p.recomputed) <= budget), None)
+    if chosen is None:
+        smallest = min(found, key=lambda p: model.arena_bytes(p.recomputed))
+        raise _fail(
+            f"@{function.sym_name.data}: no plan keeps the peak within {budget} bytes; "
+            f"the smallest peak reached is {model.arena_bytes(smallest.recomputed)} bytes "
+            f"({_how(smallest)})"
+        )
+    apply_plan(function, model, chosen.recomputed)
+    measured = peak_bytes(function)
+    if measured is None or measured > budget:
+        raise _fail(
+            f"@{function.sym_name.data}: the planner measured {measured} bytes, over the budget"
+        )
+    return Outcome(len(chosen.recomputed), chosen.flops, forward, chosen.strategy)
+
+
+def peak_bytes(function: FuncOp) -> int | None:
+    """The planner's arena for `function`, or None where it cannot plan it (calls)."""
+    try:
+        return plan_function(function)[1].arena_bytes
+    except PassFailedException:
+        return None
+
+
+def training_functions(module: ModuleOp, name: str) -> list[FuncOp]:
+    """The functions to rewrite: `name` only, or every one holding backward ops."""
+    functions = [op for op in module.walk() if isinstance(op, FuncOp) and not op.is_declaration]
+    if name:
+        functions = [f for f in functions if f.sym_name.data == name]
+        if not functions:
+            raise _fail(f"no function @{name}")
+        return functions
+    return [f for f in functions if any(is_target(op) for op in f.body.walk())]
+
+
+def report(function: FuncOp, before: int | None, after: int | None, outcome: Outcome) -> str:
+    peak = "peak not measured (the planner cannot plan it)"
+    if before is not None and after is not None:
+        peak = f"peak {before} -> {after} bytes"
+    share = 100 * outcome.extra_flops / outcome.forward_flops if outcome.forward_flops else 0.0
+    via = f" ({outcome.strategy})" if outcome.strategy else ""
+    return (
+        f"df-recompute: @{function.sym_name.data}: {peak}; {_ops(outcome.recomputed_ops)} "
+        f"recomputed{via}, +{outcome.extra_flops} flops = {share:.1f}% of the forward pass"
+    )
+
+
+@dataclass(frozen=True)
+class RecomputePass(ModulePass):
+    """Recompute forward values next to their backward users instead of keeping them."""
+
+    name = "df-recompute"
+
+    mode: Literal["hints", "heuristic", "budget"] = "hints"
+    budget: int = 0
+    """Bytes the planner's arena may take (`mode=budget`)."""
+    strategy: Literal["all", "chen", "greedy", "exact", "milp"] = "all"
+    """The searches `mode=budget` runs (`all`: each, keeping the best plan)."""
+    func: str = ""
+    """Only this function (default: every function holding backward ops)."""
+    stats: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode == "budget" and self.budget <= 0:
+            raise _fail("mode=budget needs budget=BYTES (a positive number of bytes)")
+        for function in training_functions(op, self.func):
+            before = peak_bytes(function) if self.stats else None
+            outcome = self.rewrite(function)
+            if self.stats:
+                print(report(function, before, peak_bytes(function), outcome), file=sys.stderr)
+
+    def rewrite(self, function: FuncOp) -> Outcome:
+        if self.mode == "budget":
+            strategies = tuple(STRATEGIES) if self.strategy == "all" else (self.strategy,)
+            return recompute_to_budget(function, self.budget, strategies)
+        wanted = _hinted if self.mode == "hints" else _cheap_or_hinted
+        return recompute_by_groups(function, wanted)
