@@ -31,9 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from graphgen import random_graph
 
+from dflow.analysis.function_schedule import plan_entry
+from dflow.analysis.memory_plan import MemoryPlan
+from dflow.analysis.packing import PACKERS
 from dflow.driver.multidevice import split_for_devices
-from dflow.lowering.memory_plan import PACKERS, MemoryPlan
-from dflow.lowering.plan_buffers import plan_entry
 
 
 def _random(seed: int) -> Callable[[], ModuleOp]:

@@ -30,12 +30,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
+from dflow.analysis.cost_model import CostModel, work_of
 from dflow.dialects.df.base import DfOp
 from dflow.dialects.df.capabilities import device_can_run, kind_of
 from dflow.frontend import Graph, Tensor, addn, conv2d, max_pool2d
 from dflow.transforms.autodiff import differentiate
 from dflow.transforms.placement import PlaceDevicesPass
-from dflow.transforms.placement.cost_model import CostModel, work_of
 
 DEVICE_SETS = ("cpu:0,cpu:1", "cpu:0,gpu:0", "cpu:0,cpu:1,cpu:2,cpu:3", "cpu:0,gpu:0,gpu:1")
 

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from placement import mlp
 
+from dflow.analysis.function_schedule import plan_function
 from dflow.driver.pipeline import apply_pipeline
-from dflow.lowering.plan_buffers import plan_function
 from dflow.transforms.recompute.budget import (
     STRATEGIES,
     RecomputeModel,

@@ -537,7 +537,7 @@ func.func @main_grad(%x: tensor<4xf32>) {
 )
 PREFIX = "df-autodiff: "
 ERRORS: list[tuple[str, str, str, tuple[int, ...], str]] = [
-    ("missing_function", INT_ARG, "train", (0,), "no function @train in the module"),
+    ("missing_function", INT_ARG, "train", (0,), "no function @train (functions: @main)"),
     (
         "wrt_out_of_range",
         INT_ARG,

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dflow.dialects.df.functions import function_named
 from dflow.dialects.df.interpreter import run_function
+from dflow.dialects.df.symbols import function_named
 from dflow.driver.compiler import compile_module, write_modules
 from dflow.driver.source import parse_module
 from dflow.runtime import load_program

@@ -28,6 +28,19 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.function_schedule import plan_entry
+from dflow.analysis.liveness import (
+    ALIGNMENT,
+    Buffer,
+    PlanError,
+    Schedule,
+    Step,
+    Value,
+    align,
+    peak_live_bytes,
+)
+from dflow.analysis.memory_plan import MemoryPlan, plan
+from dflow.analysis.packing import PACKERS, FreeList, arena_size
 from dflow.dialects.df.interpreter import run_function
 from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.semantics import evaluate, numpy_dtype
@@ -37,22 +50,6 @@ from dflow.driver.feeds import random_inputs
 from dflow.driver.pipeline import apply_pipeline
 from dflow.driver.source import parse_module
 from dflow.frontend import Graph
-from dflow.lowering.memory_plan import (
-    ALIGNMENT,
-    PACKERS,
-    Buffer,
-    FreeList,
-    MemoryPlan,
-    PlanError,
-    Schedule,
-    Step,
-    Value,
-    align,
-    arena_size,
-    peak_live_bytes,
-    plan,
-)
-from dflow.lowering.plan_buffers import plan_entry
 from dflow.transforms.autodiff import differentiate
 
 # ---------------------------------------------------------------- pure planner

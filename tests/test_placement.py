@@ -23,6 +23,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.cost_model import CostModel, Work, work_of
 from dflow.dialects import df
 from dflow.dialects.df.annotations import COLOCATE, DEVICE
 from dflow.dialects.df.base import DfOp
@@ -35,7 +36,6 @@ from dflow.driver.source import make_context, parse_module
 from dflow.frontend import Graph, Tensor, conv2d, max_pool2d
 from dflow.transforms.placement import PlaceDevicesPass
 from dflow.transforms.placement.colocation import UnionFind, strongly_connected
-from dflow.transforms.placement.cost_model import CostModel, Work, work_of
 from dflow.transforms.placement.report import RULES, PlacementReport
 
 US = 1e-6

@@ -35,7 +35,6 @@ op as one runtime call. The ops, in the order a host function uses them:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from math import prod
 from typing import ClassVar, cast
@@ -67,8 +66,7 @@ from xdsl.irdl import (
 from xdsl.traits import NoMemoryEffect, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+")
-"""Devices are `cpu:N` and `gpu:N` (as in `df`; `dialects` modules stay independent)."""
+from dflow.dialects.devices import DEVICE_PATTERN
 
 
 def element_bytes(type: MemRefType[Attribute]) -> int:

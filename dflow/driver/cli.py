@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
+from dflow.analysis.function_schedule import plan_entry
 from dflow.dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
 from dflow.driver import feeds
 from dflow.driver.compiler import compile_module, compiled_program, write_modules
@@ -51,7 +52,6 @@ from dflow.driver.pipeline import parsed_pipeline, run_pipeline
 from dflow.driver.source import Source, display_name, location_of, parse_module, read_source, verify
 from dflow.driver.viz import to_dot, write_picture
 from dflow.driver.wellformed import check_runnable
-from dflow.lowering.plan_buffers import plan_entry
 from dflow.runtime import ProgramError
 
 

@@ -19,9 +19,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.utils.hints import isa
 
-from dflow.dialects.df.functions import function_named, function_names
 from dflow.dialects.df.semantics import numpy_dtype
 from dflow.dialects.df.shapes import format_shape
+from dflow.dialects.df.symbols import require_function
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import location_of
 
@@ -30,9 +30,7 @@ DEFAULT_SEED = 0
 
 
 def find_entry(module: ModuleOp, name: str) -> FuncOp:
-    function = function_named(module, name)
-    if function is None:
-        raise DflowError(f"no function @{name} to run (functions: {function_names(module)})")
+    function = require_function(module, name, DflowError, "to run")
     if function.is_declaration:
         raise DflowError(
             f"@{name} is a declaration without a body: there is nothing to run",

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import DenseArrayBase, FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, FunctionType, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
+from dflow.dialects.devices import DEFAULT_DEVICE, DEVICE_PATTERN
 from dflow.dialects.df import annotations
-from dflow.dialects.df.functions import function_named
 from dflow.dialects.df.interpreter import (
     DEFAULT_RECV_TIMEOUT_S,
     DfFunctions,
@@ -29,11 +29,11 @@ from dflow.dialects.df.interpreter import (
     RecvAbandonedError,
     make_interpreter,
 )
-from dflow.dialects.df.types import DEVICE_PATTERN
+from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import location_of, make_context
 from dflow.lowering.inline import InlinePass
-from dflow.lowering.partition import ARGUMENTS, FUNCTION_TYPE, RESULTS, PartitionPass
+from dflow.lowering.partition import PartitionPass
 from dflow.transforms.placement import PlaceDevicesPass
 from dflow.transforms.prune import PrunePass
 
@@ -49,7 +49,7 @@ def split_for_devices(module: ModuleOp, devices: str | None) -> ModuleOp:
     try:
         InlinePass().apply(make_context(), module)
         PrunePass().apply(make_context(), module)
-        place(module, devices or "cpu:0")
+        place(module, devices or DEFAULT_DEVICE)
         PartitionPass().apply(make_context(), module)
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
@@ -77,9 +77,9 @@ def devices_for(module: ModuleOp, requested: str | None) -> str | None:
         return None
     named: dict[str, None] = {}
     for op in module.walk():
-        device = op.attributes.get(annotations.DEVICE)
-        if isinstance(device, StringAttr) and op.name.startswith("df."):
-            named[device.data] = None
+        device = annotations.device_of(op)
+        if device is not None and op.name.startswith("df."):
+            named[device] = None
     return ",".join(named) or None
 
 
@@ -100,16 +100,6 @@ def _checked_devices(module: ModuleOp, requested: str) -> str:
     return ",".join(devices)
 
 
-def device_modules(module: ModuleOp) -> list[tuple[str, ModuleOp]]:
-    """The (device, nested module) pairs of a partitioned module, in order."""
-    parts: list[tuple[str, ModuleOp]] = []
-    for op in module.ops:
-        device = op.attributes.get(annotations.DEVICE)
-        if isinstance(op, ModuleOp) and isinstance(device, StringAttr):
-            parts.append((device.data, op))
-    return parts
-
-
 def is_partitioned(module: ModuleOp) -> bool:
     return bool(device_modules(module))
 
@@ -122,10 +112,7 @@ def _indices(function: FuncOp, name: str) -> tuple[int, ...]:
 
 
 def _entry(part: ModuleOp, entry: str, device: str) -> FuncOp:
-    function = function_named(part, entry)
-    if function is None:
-        raise DflowError(f"no function @{entry} in the module of {device}")
-    return function
+    return require_function(part, entry, DflowError, f"in the module of {device}")
 
 
 @dataclass
@@ -143,11 +130,13 @@ class PartitionedRun:
     def run_device(self, device: str, part: ModuleOp) -> None:
         try:
             function = _entry(part, self.entry, device)
-            arguments = [self.inputs[i] for i in _indices(function, ARGUMENTS)]
+            arguments = [self.inputs[i] for i in _indices(function, annotations.ARGUMENTS)]
             interpreter = make_interpreter(part, DfFunctions(self.mailbox, self.timeout))
             outputs = interpreter.call_op(self.entry, tuple(arguments))
             with self.lock:
-                self.results.update(zip(_indices(function, RESULTS), outputs, strict=True))
+                self.results.update(
+                    zip(_indices(function, annotations.RESULTS), outputs, strict=True)
+                )
         except (InterpretationError, DflowError, ValueError, KeyError) as error:
             with self.lock:
                 self.errors.append((device, error))
@@ -165,12 +154,12 @@ def entry_signature(module: ModuleOp, entry: str) -> FuncOp:
     """A declaration of the whole entry function of a partitioned module (its arguments
     named as in the parts that take them), to match and check feeds against."""
     parts = [_entry(part, entry, device) for device, part in device_modules(module)]
-    whole = parts[0].attributes.get(FUNCTION_TYPE)
+    whole = parts[0].attributes.get(annotations.FUNCTION_TYPE)
     if not isinstance(whole, FunctionType):
-        raise DflowError(f"@{entry} has no {FUNCTION_TYPE}: not made by df-partition")
+        raise DflowError(f"@{entry} has no {annotations.FUNCTION_TYPE}: not made by df-partition")
     block = Block(arg_types=whole.inputs.data)
     for part in parts:
-        for local, index in zip(part.args, _indices(part, ARGUMENTS), strict=True):
+        for local, index in zip(part.args, _indices(part, annotations.ARGUMENTS), strict=True):
             block.args[index].name_hint = local.name_hint
     return FuncOp(entry, whole, Region(block))
 
@@ -239,14 +228,14 @@ def check_parts(module: ModuleOp) -> None:
 
 
 def _check_part(device: str, function: FuncOp) -> FunctionType:
-    whole = function.attributes.get(FUNCTION_TYPE)
+    whole = function.attributes.get(annotations.FUNCTION_TYPE)
     where = f"@{function.sym_name.data} on {device}"
     if not isinstance(whole, FunctionType):
-        raise DflowError(f"{where} has no {FUNCTION_TYPE}: not made by df-partition")
+        raise DflowError(f"{where} has no {annotations.FUNCTION_TYPE}: not made by df-partition")
     own = function.function_type
     for attribute, kind, local, full in (
-        (ARGUMENTS, "argument", own.inputs.data, whole.inputs.data),
-        (RESULTS, "result", own.outputs.data, whole.outputs.data),
+        (annotations.ARGUMENTS, "argument", own.inputs.data, whole.inputs.data),
+        (annotations.RESULTS, "result", own.outputs.data, whole.outputs.data),
     ):
         indices = _indices(function, attribute)
         problem = _index_problem(indices, local, full, kind)

@@ -19,12 +19,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from dflow.dialects.df import RecvOp, SendOp, annotations
-from dflow.dialects.df.functions import function_named
 from dflow.dialects.df.semantics import numpy_dtype
 from dflow.dialects.df.shapes import format_shape, num_elements
+from dflow.dialects.df.symbols import device_modules, function_named
 from dflow.dialects.df.types import shape_of, static_tensor
 from dflow.driver.errors import DflowError
-from dflow.driver.multidevice import device_modules
 
 PALETTE = ("#8ecae6", "#ffb703", "#90be6d", "#f4a261", "#cdb4db", "#e9c46a", "#a8dadc")
 FORMATS = {".dot", ".svg", ".png"}

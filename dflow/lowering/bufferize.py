@@ -17,7 +17,6 @@ attribute `df.kernel`; graph passes leave them alone.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -25,40 +24,24 @@ from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.function_schedule import reshape_view_source
+from dflow.analysis.statistics import PassStatistics
+from dflow.dialects.df.annotations import KERNEL
 from dflow.dialects.df.fusion import FusedOp
-from dflow.lowering.kernels import (
-    KERNEL,
-    Group,
-    Library,
-    build_kernel,
-    graph_functions,
-    is_kernel_op,
-)
-from dflow.lowering.plan_buffers import arena_scopes, reshape_view_source
-from dflow.transforms.statistics import PassStatistics
+from dflow.dialects.df.symbols import device_scopes, graph_functions
+from dflow.lowering.kernel_names import KernelNames
+from dflow.lowering.kernels import Group, Library, build_kernel, is_kernel_op
+
+_fail = pass_failure("df-bufferize")
 
 
-@dataclass
-class KernelNames:
-    """Unique kernel names within a module: `fused_add_0` as `df-fuse` named it, else
-    the op's name and a number."""
-
-    taken: set[str]
-    count: int = 0
-
-    def name(self, op: Operation) -> str:
-        if isinstance(op, FusedOp):
-            base = op.kernel_name.data
-        else:
-            base = f"{re.sub(r'[^A-Za-z0-9_]', '_', op.name.removeprefix('df.'))}_{self.count}"
-            self.count += 1
-        name, n = base, 1
-        while name in self.taken:
-            name, n = f"{base}_{n}", n + 1
-        self.taken.add(name)
-        return name
+def kernel_name(op: Operation, names: KernelNames) -> str:
+    """`fused_add_0` as `df-fuse` named the group, else the op's name and a number."""
+    if isinstance(op, FusedOp):
+        return names.keep(op.kernel_name.data)
+    return names.numbered(op.name.removeprefix("df."))
 
 
 def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
@@ -73,10 +56,8 @@ def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
                 statistics.count("ReshapeViews")
                 continue
             if KERNEL in op.attributes:
-                raise PassFailedException(
-                    f"df-bufferize: {op.name} already runs a kernel: the module is bufferized"
-                )
-            group = Group.of(op, names.name(op))
+                raise _fail(f"{op.name} already runs a kernel: the module is bufferized")
+            group = Group.of(op, kernel_name(op, names))
             kernels.append(build_kernel(group, library))
             op.attributes[KERNEL] = SymbolRefAttr(group.name)
             statistics.count("Kernels")
@@ -98,6 +79,6 @@ class BufferizePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
-        for _, scope in arena_scopes(op):
+        for _, scope in device_scopes(op):
             bufferize_scope(scope, statistics)
         statistics.finish(op)

@@ -57,9 +57,11 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
 from dflow.dialects import dfrt
-from dflow.lowering.kernels import KERNEL, LIBRARY_PREFIX
-from dflow.lowering.lower_host import device_of
-from dflow.lowering.plan_buffers import arena_scopes
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df import annotations
+from dflow.dialects.df.annotations import KERNEL
+from dflow.dialects.df.symbols import device_scopes
+from dflow.lowering.kernels import LIBRARY_PREFIX
 
 _DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool_"}
 _NUMBA_SCALARS = {
@@ -565,7 +567,7 @@ class ModulePrinter:
 
     @property
     def device(self) -> str:
-        return device_of(self.scope)
+        return annotations.device_of(self.scope) or DEFAULT_DEVICE
 
     @property
     def on_gpu(self) -> bool:
@@ -716,11 +718,11 @@ def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
 
 def _entry(op: func.FuncOp) -> dict[str, Any]:
     """What the runtime needs to route and check a call of this part of the entry."""
-    whole = op.attributes.get("df.function_type")
+    whole = op.attributes.get(annotations.FUNCTION_TYPE)
     function_type = whole if isinstance(whole, FunctionType) else op.function_type
-    arguments = op.attributes.get("df.arguments")
-    results = op.attributes.get("df.results")
-    arena = op.attributes.get("df.arena_bytes")
+    arguments = op.attributes.get(annotations.ARGUMENTS)
+    results = op.attributes.get(annotations.RESULTS)
+    arena = op.attributes.get(annotations.ARENA_BYTES)
     return {
         "arguments": list(arguments.get_values())
         if isinstance(arguments, DenseArrayBase)
@@ -794,8 +796,8 @@ class HostPrinter(KernelPrinter):
 def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:
     """The Python source of each device's module, by device."""
     return {
-        device_of(scope): ModulePrinter(scope, parallel).print()
-        for _, scope in arena_scopes(module)
+        device or DEFAULT_DEVICE: ModulePrinter(scope, parallel).print()
+        for device, scope in device_scopes(module)
     }
 
 

@@ -54,13 +54,14 @@ from enum import Enum
 from itertools import pairwise
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import annotations, nn
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import shape_ops as so
@@ -69,13 +70,12 @@ from dflow.dialects.df.folding import is_splat
 from dflow.dialects.df.fusion import FusedOp, YieldOp
 from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.semantics import to_array
-from dflow.transforms.statistics import PassStatistics
+from dflow.lowering.kernel_names import KernelNames
 
 DEFAULT_MAX_OPS = 64
 
 
-def _fail(message: str) -> PassFailedException:
-    return PassFailedException(f"df-fuse: {message}")
+_fail = pass_failure("df-fuse")
 
 
 class Role(Enum):
@@ -100,10 +100,6 @@ def role_of(op: Operation) -> Role:
     if isinstance(op, CONTRACTION_OPS):
         return Role.CONTRACTION
     return Role.NONE
-
-
-def device_of(op: Operation) -> Attribute | None:
-    return op.attributes.get(annotations.DEVICE)
 
 
 # --- the graph of one function (all its devices' parts) ------------------------------
@@ -214,7 +210,7 @@ class Group:
 
     members: list[int]
     block: Block | None
-    device: Attribute | None
+    device: str | None
     head: int | None = None
     """The position of the contraction heading the group."""
     closed: bool = False
@@ -244,7 +240,7 @@ class Grouping:
         self.position = {op: i for i, op in enumerate(self.ops)}
         self.parent = list(range(len(self.ops)))
         for i, op in enumerate(self.ops):
-            self.groups[i] = Group([i], op.parent, device_of(op))
+            self.groups[i] = Group([i], op.parent, annotations.device_of(op))
 
     def find(self, i: int) -> int:
         root = i
@@ -347,27 +343,11 @@ class Grouping:
 # --- building df.fused ----------------------------------------------------------------
 
 
-@dataclass
-class KernelNames:
-    """`fused_<first op>_<n>`, numbered through the module, skipping names in use."""
-
-    taken: set[str]
-    next: int = 0
-
-    def new(self, first: Operation) -> str:
-        while True:
-            name = f"fused_{first.name.removeprefix('df.')}_{self.next}"
-            self.next += 1
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
-
-
 def build_fused(members: Sequence[Operation], kind: str, name: str) -> FusedOp:
     """Move `members` (ops of one block, in program order) into a new `df.fused`
     (not yet in any block) and make every use outside the group read its results."""
     inside = set(members)
-    device = device_of(members[0])
+    device = annotations.device_of(members[0])
     outputs = [
         result
         for op in members
@@ -393,13 +373,13 @@ def build_fused(members: Sequence[Operation], kind: str, name: str) -> FusedOp:
         Region(body),
         kind,
         name,
-        {annotations.DEVICE: device} if device is not None else None,
+        {annotations.DEVICE: StringAttr(device)} if device is not None else None,
     )
     for value, result in zip(outputs, fused.outputs, strict=True):
         value.replace_uses_with_if(result, lambda use: use.operation not in inside)
     terminator = YieldOp(*outputs)
     if device is not None:  # in a placed program every df op is placed
-        terminator.attributes[annotations.DEVICE] = device
+        terminator.attributes[annotations.DEVICE] = StringAttr(device)
     body.add_op(terminator)
     for value in local:  # a splat constant now cloned into all its users goes
         owner = value.owner
@@ -413,7 +393,7 @@ def _localize(
     value: SSAValue,
     body: Block,
     inputs: list[SSAValue],
-    device: Attribute | None,
+    device: str | None,
     clone_splat: bool,
 ) -> SSAValue:
     """What stands for `value` inside `body`: a clone of a splat constant (when
@@ -423,7 +403,7 @@ def _localize(
         clone = ConstantOp(owner.value)
         clone.result.name_hint = value.name_hint
         if device is not None:
-            clone.attributes[annotations.DEVICE] = device
+            clone.attributes[annotations.DEVICE] = StringAttr(device)
         body.add_op(clone)
         return clone.result
     inputs.append(value)
@@ -448,7 +428,9 @@ def fuse_function(
         members = [order[i] for i in group.members]
         block = members[0].parent
         assert block is not None
-        fused = build_fused(members, group.kind, names.new(members[0]))
+        fused = build_fused(
+            members, group.kind, names.numbered(f"fused_{members[0].name.removeprefix('df.')}")
+        )
         _append(block, fused)
         keys[fused] = group.members[-1]
         made.append((fused, len(members)))

@@ -19,7 +19,10 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
-from xdsl.utils.exceptions import PassFailedException
+
+from dflow.analysis.failures import pass_failure
+
+_fail = pass_failure("df-inline")
 
 
 def _inline_call(call: CallOp, callee: FuncOp) -> None:
@@ -40,7 +43,7 @@ def inline_calls(function: FuncOp, module: ModuleOp, stack: tuple[str, ...] = ()
     """Inline the calls of `function`, after inlining the callees' own calls."""
     name = function.sym_name.data
     if name in stack:
-        raise PassFailedException(f"df-inline: recursive calls {' -> '.join((*stack, name))}")
+        raise _fail(f"recursive calls {' -> '.join((*stack, name))}")
     for op in list(function.body.walk()):
         if not isinstance(op, CallOp):
             continue

@@ -41,23 +41,18 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.function_schedule import reshape_view_source
 from dflow.dialects import dfrt
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.leaves import ConstantOp
-from dflow.lowering.kernels import KERNEL, buffer_type, graph_functions
-from dflow.lowering.plan_buffers import (
-    ARENA_BYTES,
-    DEFAULT_DEVICE,
-    OFFSET,
-    arena_scopes,
-    reshape_view_source,
-)
+from dflow.dialects.df.symbols import device_scopes, graph_functions
+from dflow.lowering.kernels import buffer_type
 
-
-def _fail(message: str) -> PassFailedException:
-    return PassFailedException(f"df-lower-host: {message}")
+_fail = pass_failure("df-lower-host")
 
 
 @dataclass
@@ -169,13 +164,7 @@ class HostBuilder:
         self.block.add_op(dfrt.LaunchOp(kernel.root_reference.data, [*operands, *views]))
 
 
-def device_of(scope: ModuleOp) -> str:
-    device = scope.attributes.get("df.device")
-    return device.data if isinstance(device, StringAttr) else DEFAULT_DEVICE
-
-
-def lower_scope(scope: ModuleOp) -> None:
-    device = device_of(scope)
+def lower_scope(scope: ModuleOp, device: str) -> None:
     globals: list[memref.GlobalOp] = []
     for function in graph_functions(scope):
         if any(isinstance(op, dfrt.ArenaOp) for op in function.body.block.ops):
@@ -201,5 +190,5 @@ class LowerHostPass(ModulePass):
     name = "df-lower-host"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for _, scope in arena_scopes(op):
-            lower_scope(scope)
+        for device, scope in device_scopes(op):
+            lower_scope(scope, device or DEFAULT_DEVICE)

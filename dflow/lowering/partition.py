@@ -32,38 +32,24 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.dialects.devices import DEFAULT_DEVICE, device_key
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.types import i64_array, static_tensor
 
-ARGUMENTS = "df.arguments"
-"""On each device's function: the original indices of the arguments it takes."""
-RESULTS = "df.results"
-"""On each device's function: the original indices of the results it returns."""
-FUNCTION_TYPE = "df.function_type"
-"""On each device's function: the type of the whole function it is part of."""
+_fail = pass_failure("df-partition")
 
 
-def _fail(message: str) -> PassFailedException:
-    return PassFailedException(f"df-partition: {message}")
-
-
-def device_key(device: str) -> tuple[str, int]:
-    """Sort key of `cpu:1`: devices order by kind, then number."""
-    kind, number = device.split(":")
-    return kind, int(number)
-
-
-def device_of(op: Operation) -> str:
+def placed_device(op: Operation) -> str:
     """The `df.device` of a placed op, or a failure naming the unplaced op."""
-    device = op.attributes.get(annotations.DEVICE)
-    if not isinstance(device, StringAttr):
+    device = annotations.device_of(op)
+    if device is None:
         name = ", ".join(f"%{r.name_hint}" for r in op.results if r.name_hint)
         raise _fail(f"{op.name} {name} has no df.device; run df-place-devices first".strip())
-    return device.data
+    return device
 
 
 @dataclass
@@ -89,7 +75,7 @@ class FunctionSplit:
             if op.regions and not isinstance(op, FusedOp):
                 raise _fail(f"{op.name} has regions; only straight-line functions split")
             for result in op.results:
-                split.home[result] = device_of(op)
+                split.home[result] = placed_device(op)
         split.devices = sorted({*split.home.values(), *all_devices}, key=device_key)
         split.result_devices = [split.owner(value) for value in last.arguments]
         return split
@@ -111,7 +97,7 @@ class FunctionSplit:
         }
 
     def device_for(self, op: Operation) -> str:
-        return self.home[op.results[0]] if op.results else device_of(op)
+        return self.home[op.results[0]] if op.results else placed_device(op)
 
 
 @dataclass
@@ -144,9 +130,9 @@ class DevicePartBuilder:
             Region(self.block),
             function.sym_visibility.data if function.sym_visibility else None,
         )
-        part.attributes[ARGUMENTS] = i64_array(arguments)
-        part.attributes[RESULTS] = i64_array(indices)
-        part.attributes[FUNCTION_TYPE] = function.function_type
+        part.attributes[annotations.ARGUMENTS] = i64_array(arguments)
+        part.attributes[annotations.RESULTS] = i64_array(indices)
+        part.attributes[annotations.FUNCTION_TYPE] = function.function_type
         return part
 
     def _arguments(self) -> list[int]:
@@ -213,8 +199,8 @@ def partition_module(module: ModuleOp) -> dict[str, list[FuncOp]]:
         raise _fail("the module is already partitioned (it holds nested modules)")
     functions = [op for op in module.ops if isinstance(op, FuncOp) and not op.is_declaration]
     declarations = [op for op in module.ops if isinstance(op, FuncOp) and op.is_declaration]
-    placed = {device_of(op) for f in functions for op in f.body.block.ops if _is_df(op)}
-    devices = sorted(placed, key=device_key) or ["cpu:0"]
+    placed = {placed_device(op) for f in functions for op in f.body.block.ops if _is_df(op)}
+    devices = sorted(placed, key=device_key) or [DEFAULT_DEVICE]
     parts = {device: [d.clone() for d in declarations] for device in devices}
     for function in functions:
         split = FunctionSplit.of(function, devices)

@@ -19,8 +19,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.statistics import ModuleSize, PassStatistics
 from dflow.dialects.df.base import DfOp
 from dflow.dialects.df.canonicalization import replace_keeping_annotations
 from dflow.dialects.df.folding import (
@@ -33,7 +34,8 @@ from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.semantics import from_array, to_array
 from dflow.dialects.df.types import static_tensor
 from dflow.transforms.rewriting import apply_patterns
-from dflow.transforms.statistics import ModuleSize, PassStatistics
+
+_fail = pass_failure("df-fold-constants")
 
 
 @dataclass
@@ -94,9 +96,7 @@ class FoldConstantsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_bytes < 0:
-            raise PassFailedException(
-                f"{self.name}: max-bytes must be 0 or more, got {self.max_bytes}"
-            )
+            raise _fail(f"max-bytes must be 0 or more, got {self.max_bytes}")
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
         budget = ConstantBudget(ModuleSize.of(op).constant_bytes, self.max_bytes)

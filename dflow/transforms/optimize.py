@@ -19,13 +19,15 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.statistics import ModuleSize, PassStatistics
 from dflow.dialects.df.folding import DEFAULT_MAX_BYTES, FoldPolicy
 from dflow.transforms.fold_constants import ConstantBudget, FoldConstantOperands
 from dflow.transforms.rewriting import apply_patterns
 from dflow.transforms.simplify_arith import arith_patterns
-from dflow.transforms.statistics import ModuleSize, PassStatistics
+
+_fail = pass_failure("df-optimize")
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,9 @@ class OptimizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_iterations < 1:
-            raise self.fail(f"max-iterations must be at least 1, got {self.max_iterations}")
+            raise _fail(f"max-iterations must be at least 1, got {self.max_iterations}")
         if self.max_bytes < 0:
-            raise self.fail(f"max-bytes must be 0 or more, got {self.max_bytes}")
+            raise _fail(f"max-bytes must be 0 or more, got {self.max_bytes}")
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
         rounds = 0
@@ -60,9 +62,6 @@ class OptimizePass(ModulePass):
                 break
         statistics.record("rounds", rounds)
         statistics.finish(op)
-
-    def fail(self, message: str) -> PassFailedException:
-        return PassFailedException(f"{self.name}: {message}")
 
     def round(self, module: ModuleOp, statistics: PassStatistics) -> bool:
         """One round of every transform; returns whether the module changed."""

@@ -20,38 +20,29 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.dead_code_elimination import region_dce
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df.canonicalization import EraseIdentity
-from dflow.dialects.df.functions import function_named, function_names
+from dflow.dialects.df.symbols import require_function
 from dflow.transforms.rewriting import apply_patterns
-from dflow.transforms.statistics import PassStatistics
+
+_fail = pass_failure("df-prune")
 
 
-def find_function(module: ModuleOp, name: str, pass_name: str) -> FuncOp:
-    """The `func.func` called `name`, or a pass failure naming what exists."""
-    function = function_named(module, name)
-    if function is None:
-        known = function_names(module)
-        raise PassFailedException(f"{pass_name}: no function @{name} (functions: {known})")
-    return function
-
-
-def keep_fetches(function: FuncOp, fetches: tuple[int, ...], pass_name: str) -> int:
+def keep_fetches(function: FuncOp, fetches: tuple[int, ...]) -> int:
     """Make `function` return only the results at `fetches`; returns how many it dropped."""
     results = function.function_type.outputs.data
     if function.is_declaration:
-        raise PassFailedException(
-            f"{pass_name}: @{function.sym_name.data} is a declaration: it has no body to prune"
-        )
+        raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to prune")
     for index in fetches:
         if not 0 <= index < len(results):
-            raise PassFailedException(
-                f"{pass_name}: fetch {index} is out of range: @{function.sym_name.data} "
+            raise _fail(
+                f"fetch {index} is out of range: @{function.sym_name.data} "
                 f"has {len(results)} results"
             )
     if len(set(fetches)) != len(fetches):
-        raise PassFailedException(f"{pass_name}: fetches {list(fetches)} repeat a result")
+        raise _fail(f"fetches {list(fetches)} repeat a result")
     for block in function.body.blocks:
         terminator = block.last_op
         if isinstance(terminator, ReturnOp):
@@ -88,13 +79,13 @@ class PrunePass(ModulePass):
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
         if self.fetches is not None:
-            function = find_function(op, self.entry, self.name)
+            function = require_function(op, self.entry, _fail)
             if callers := _callers(op, self.entry):
-                raise PassFailedException(
-                    f"{self.name}: cannot drop results of @{self.entry}: "
+                raise _fail(
+                    f"cannot drop results of @{self.entry}: "
                     f"it is called {len(callers)} time(s) in the module"
                 )
-            statistics.count("DroppedResults", keep_fetches(function, self.fetches, self.name))
+            statistics.count("DroppedResults", keep_fetches(function, self.fetches))
         apply_patterns(op, [EraseIdentity()], statistics)
         for function in op.walk():
             if isinstance(function, FuncOp):

@@ -31,6 +31,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import VerifyException
 
+from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import nn
 from dflow.dialects.df.canonicalization import (
@@ -44,7 +45,6 @@ from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.semantics import Array, from_array, numpy_dtype
 from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
 from dflow.transforms.rewriting import apply_patterns
-from dflow.transforms.statistics import PassStatistics
 
 OpT = TypeVar("OpT", bound=Operation)
 

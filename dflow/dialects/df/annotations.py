@@ -1,7 +1,16 @@
-"""Names of the discardable attributes that passes attach to `df` ops."""
+"""Names of the discardable attributes that users and passes attach to `df` ops,
+functions and modules, and the one reader of an op's placement."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Operation
+
+# Set by users and the graph passes.
 
 DEVICE = "df.device"
-"""String `cpu:N` or `gpu:N`: where the op runs."""
+"""String `cpu:N` or `gpu:N`: where the op runs (on a device module of a
+partitioned module: the device it is for)."""
 COLOCATE = "df.colocate"
 """String: ops with the same group name run on one device."""
 RECOMPUTE = "df.recompute"
@@ -11,3 +20,27 @@ BACKWARD = "df.backward"
 RECOMPUTED = "df.recomputed"
 """String: set by `df-recompute` on each clone, naming its recomputation group
 (`<function>.r<N>`), so that `cse` never merges a clone back into its original."""
+
+# Set by the lowering passes.
+
+ARGUMENTS = "df.arguments"
+"""On each device's part of a partitioned function (`df-partition`): the original
+indices of the arguments it takes."""
+RESULTS = "df.results"
+"""On each device's part of a partitioned function: the original indices of the
+results it returns."""
+FUNCTION_TYPE = "df.function_type"
+"""On each device's part of a partitioned function: the type of the whole function."""
+KERNEL = "df.kernel"
+"""On a kernel `func.func` (`df-bufferize`): unit. On a graph op: the symbol of the
+kernel it runs."""
+OFFSET = "df.offset"
+"""On an op (`df-plan-buffers`): the arena offset of each of its results, in bytes."""
+ARENA_BYTES = "df.arena_bytes"
+"""On a function, and on a device module: the bytes its arena needs."""
+
+
+def device_of(op: Operation) -> str | None:
+    """The device `op` is placed on (its `df.device`), or None when it has none."""
+    device = op.attributes.get(DEVICE)
+    return device.data if isinstance(device, StringAttr) else None

@@ -13,9 +13,10 @@ from xdsl.irdl import IRDLOperation, ParsePropInAttrDict
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.utils.exceptions import VerifyException
 
+from dflow.dialects.devices import DEVICE_PATTERN
 from dflow.dialects.df import annotations
 from dflow.dialects.df.shapes import ShapeError
-from dflow.dialects.df.types import DEVICE_PATTERN, element_class_name, static_tensor
+from dflow.dialects.df.types import element_class_name, static_tensor
 
 FUNCTIONAL_SYNTAX = "attr-dict `:` functional-type(operands, results)"
 """Shared tail of the custom syntax: `{props} : (operand types) -> result type`."""

@@ -13,8 +13,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
+from dflow.dialects.devices import DEVICE_PATTERN
 from dflow.dialects.df.base import DfOp
-from dflow.dialects.df.types import DEVICE_PATTERN
 
 
 class TransferOp(DfOp, abc.ABC):

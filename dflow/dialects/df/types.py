@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from math import prod
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -37,9 +37,6 @@ _ELEMENT_CLASS_NAMES = {
     ALL_ELEMENTS: "an f32, f64, i32, i64 or i1",
 }
 
-DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+")
-"""Devices are `cpu:N` and `gpu:N`."""
-
 
 def element_class_name(elements: frozenset[Attribute]) -> str:
     return _ELEMENT_CLASS_NAMES[elements]
@@ -69,6 +66,21 @@ def shape_of(type: Attribute) -> Shape:
 
 def element_of(type: Attribute) -> Attribute:
     return static_tensor(type).element_type
+
+
+ELEMENT_BYTES: dict[Attribute, int] = {f32: 4, f64: 8, i32: 4, i64: 8, i1: 1}
+"""Bytes of one element of each df element type in memory (an `i1` takes a byte)."""
+
+
+def element_bytes(type: Attribute) -> int:
+    """Bytes of one element of a df tensor type."""
+    return ELEMENT_BYTES[element_of(type)]
+
+
+def tensor_bytes(type: Attribute) -> int:
+    """Bytes of a statically shaped df tensor: elements times their width."""
+    tensor = static_tensor(type)
+    return prod(tensor.get_shape()) * ELEMENT_BYTES[tensor.element_type]
 
 
 def bool_attr(value: bool) -> BoolAttr:

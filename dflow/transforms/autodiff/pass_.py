@@ -20,21 +20,18 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, Modul
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException, VerifyException
+from xdsl.utils.exceptions import VerifyException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import annotations
 from dflow.dialects.df import elementwise as ew
-from dflow.dialects.df.functions import function_named
 from dflow.dialects.df.shapes import num_elements
+from dflow.dialects.df.symbols import function_named, require_function
 from dflow.dialects.df.types import element_of, is_float, shape_of, static_tensor
 from dflow.transforms.autodiff.rules import Emitter, differentiable, rule_for
-from dflow.transforms.statistics import PassStatistics
 
-PREFIX = "df-autodiff: "
-
-
-def fail(message: str) -> PassFailedException:
-    return PassFailedException(PREFIX + message)
+fail = pass_failure("df-autodiff")
 
 
 def _is_float_tensor(value: SSAValue) -> bool:
@@ -42,13 +39,6 @@ def _is_float_tensor(value: SSAValue) -> bool:
         return is_float(element_of(value.type))
     except VerifyException:
         return False
-
-
-def find_function(module: ModuleOp, name: str) -> FuncOp:
-    function = function_named(module, name)
-    if function is None:
-        raise fail(f"no function @{name} in the module")
-    return function
 
 
 def _single_block(function: FuncOp) -> Block:
@@ -210,7 +200,7 @@ class AutodiffPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
-        function = find_function(op, self.func)
+        function = require_function(op, self.func, fail)
         grad_name = self.func + "_grad"
         if function_named(op, grad_name) is not None:
             raise fail(f"@{grad_name} already exists")

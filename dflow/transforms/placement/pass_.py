@@ -37,12 +37,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.cost_model import CostModel
+from dflow.analysis.failures import pass_failure
+from dflow.dialects.devices import DEVICE_PATTERN
 from dflow.dialects.df import annotations
 from dflow.dialects.df.base import DfOp
 from dflow.dialects.df.capabilities import device_can_run, kind_of
-from dflow.dialects.df.types import DEVICE_PATTERN
 from dflow.transforms.placement.colocation import (
     COLOCATION,
     ColocationGraph,
@@ -50,16 +51,13 @@ from dflow.transforms.placement.colocation import (
     format_chain,
     strongly_connected,
 )
-from dflow.transforms.placement.cost_model import CostModel
 from dflow.transforms.placement.report import FunctionReport, OpNames, OpPlacement, PlacementReport
 from dflow.transforms.placement.schedule import Dataflow, Unit, loads, makespan, schedule
 
-PREFIX = "df-place-devices: "
 STRATEGIES = ("cost", "single")
 
 
-def fail(message: str) -> PassFailedException:
-    return PassFailedException(PREFIX + message)
+fail = pass_failure("df-place-devices")
 
 
 def parse_devices(spec: str) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ and earlier clones. With checkpoints every few layers this is Chen et al.'s
 segmented recomputation: each segment is recomputed from its checkpoint when the
 backward pass reaches it.
 
-Plans are judged on the planner's own model (`lowering/memory_plan.py`): the
+Plans are judged on the planner's own model (`analysis/memory_plan.py`): the
 rewritten function is built as an abstract schedule, without IR, and its lower
 bound (liveness after in-place sharing) is the cost of memory; estimated flops
 (the placement cost model) are the cost of recomputation. Three searches propose
@@ -38,9 +38,10 @@ from itertools import combinations
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 
-from dflow.lowering.memory_plan import Schedule, Step, Value, lower_bound_bytes, plan
-from dflow.lowering.plan_buffers import FunctionSchedule
-from dflow.transforms.placement.cost_model import work_of
+from dflow.analysis.cost_model import work_of
+from dflow.analysis.function_schedule import FunctionSchedule
+from dflow.analysis.liveness import Schedule, Step, Value, lower_bound_bytes
+from dflow.analysis.memory_plan import plan
 from dflow.transforms.recompute.groups import clone_before, is_target, read_clones, recomputable
 from dflow.transforms.recompute.milp import MILP_STEP_LIMIT, BudgetProgram, ProgramInput
 

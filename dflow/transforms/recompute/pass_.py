@@ -39,8 +39,9 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.function_schedule import plan_function
 from dflow.dialects.df import annotations, elementwise, shape_ops
-from dflow.lowering.plan_buffers import plan_function
 from dflow.transforms.recompute.budget import (
     STRATEGIES,
     Proposal,
@@ -72,8 +73,7 @@ CHEAP_OPS: tuple[type[Operation], ...] = (
 their data."""
 
 
-def _fail(message: str) -> PassFailedException:
-    return PassFailedException(f"df-recompute: {message}")
+_fail = pass_failure("df-recompute")
 
 
 def _ops(count: int) -> str:

@@ -2,7 +2,7 @@
 
 // Every error of df-autodiff is one line naming the function, argument or op.
 
-// CHECK: {{^}}df-autodiff: no function @main in the module{{$}}
+// CHECK: {{^}}df-autodiff: no function @main (functions: @train){{$}}
 func.func @train(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<f32> {
   %0 = df.reduce_sum %x : (tensor<4xf32>) -> tensor<f32>
   func.return %0 : tensor<f32>

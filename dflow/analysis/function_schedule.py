@@ -1,0 +1,169 @@
+"""The memory plan of a `df` function: its ops as a `liveness.Schedule`, planned.
+
+As NNVM's PlanMemory, the schedule is each function's op order (each device's
+part of it, once partitioned); `memory_plan.plan` computes liveness, in-place
+sharing and the packing. This module says what each op means for memory:
+
+- every op result is a buffer of `elements * element width` bytes (`i1` takes a
+  byte); `df.recv` writes one, `df.send` and `func.return` only read;
+- function arguments and `df.constant` results are not in the arena (the caller's
+  data and static data): they get no offset and are never overwritten;
+- an elementwise op (unary, binary and comparisons, `select`, `addn`, and `cast`
+  between types of one width) may write its result over an operand of exactly the
+  result's type (shape and element; for `cast`, shape and width) that dies there,
+  so broadcast operands never qualify; returned values live to the end;
+- a `df.reshape` of a value in the arena is a view of it (`reshape_view_source`):
+  the same bytes, so the same offset, held until both are dead; its kernel is
+  never built. A reshape of an argument or a constant, or whose input or result
+  is returned (a result is the caller's own array, not arena bytes), copies.
+
+Functions must be straight-line `df` code ending in `func.return`: calls and ops
+with regions are refused (a callee would need its own part of the arena), except
+`df.fused`, which is one step: its results get blocks, the values inside its body
+live in the kernel's registers and get none. A fused kernel never writes in place.
+
+`df-plan-buffers` writes the plan into the IR; `df-recompute` and `dflow plan`
+read it without changing the module. What cannot be planned fails as a
+`df-plan-buffers` failure: it is that pass's plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.liveness import PlanError, Schedule, Step, Value
+from dflow.analysis.memory_plan import MemoryPlan, plan
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.elementwise import (
+    AddNOp,
+    BinaryElementwiseOp,
+    CastOp,
+    SelectOp,
+    UnaryElementwiseOp,
+)
+from dflow.dialects.df.fusion import FusedOp
+from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.shape_ops import ReshapeOp
+from dflow.dialects.df.symbols import device_scopes, require_function
+from dflow.dialects.df.types import element_bytes, tensor_bytes
+
+_SAME_TYPE_INPLACE = (UnaryElementwiseOp, BinaryElementwiseOp, SelectOp, AddNOp)
+
+_fail = pass_failure("df-plan-buffers")
+
+
+def inplace_operands(op: Operation) -> list[SSAValue]:
+    """The operands `op` may overwrite with its result, element for element: those of
+    an elementwise op with exactly the result's type, or a cast's operand of the
+    result's width."""
+    result = op.results[0] if len(op.results) == 1 else None
+    if result is None:
+        return []
+    if isinstance(op, CastOp):
+        same_width = element_bytes(op.input.type) == element_bytes(result.type)
+        return [op.input] if same_width else []
+    if isinstance(op, _SAME_TYPE_INPLACE):
+        return [operand for operand in op.operands if operand.type == result.type]
+    return []
+
+
+def reshape_view_source(op: Operation) -> SSAValue | None:
+    """The arena value `op` is a view of, when `op` is a reshape that needs no copy:
+    its input is an op's result in the arena (not an argument or a constant), and
+    neither input nor result is returned (a returned value lives in its own array)."""
+    if not isinstance(op, ReshapeOp):
+        return None
+    source = op.input
+    if not isinstance(source.owner, Operation) or isinstance(source.owner, ConstantOp):
+        return None
+    if _returned(source) or _returned(op.result):
+        return None
+    return source
+
+
+def _returned(value: SSAValue) -> bool:
+    return any(isinstance(use.operation, ReturnOp) for use in value.uses)
+
+
+def _check_op(function: FuncOp, op: Operation) -> None:
+    if op.regions and not isinstance(op, FusedOp):
+        raise _fail(f"@{function.sym_name.data}: {op.name} has regions; only straight-line code")
+    if not op.name.startswith("df.") and not isinstance(op, ReturnOp):
+        raise _fail(
+            f"@{function.sym_name.data} holds {op.name}: only df ops are planned "
+            "(a callee would need its own part of the arena)"
+        )
+
+
+@dataclass
+class FunctionSchedule:
+    """A function as a `Schedule`: its values numbered, one step per op."""
+
+    function: FuncOp
+    ops: list[Operation] = field(default_factory=list[Operation])
+    values: list[SSAValue] = field(default_factory=list[SSAValue])
+    index: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
+    sizes: list[Value] = field(default_factory=list[Value])
+
+    @staticmethod
+    def of(function: FuncOp) -> FunctionSchedule:
+        schedule = FunctionSchedule(function)
+        for argument in function.args:
+            schedule.add(argument, in_arena=False)
+        for op in function.body.block.ops:
+            _check_op(function, op)
+            schedule.ops.append(op)
+            for result in op.results:
+                schedule.add(result, in_arena=not isinstance(op, ConstantOp))
+        return schedule
+
+    def add(self, value: SSAValue, in_arena: bool) -> None:
+        try:
+            size = tensor_bytes(value.type)
+        except VerifyException as error:
+            raise _fail(f"@{self.function.sym_name.data}: {error}") from None
+        self.index[value] = len(self.values)
+        self.values.append(value)
+        self.sizes.append(Value(size, in_arena, value.name_hint or ""))
+
+    def step(self, op: Operation) -> Step:
+        writes = tuple(self.index[r] for r in op.results)
+        pairs = tuple((writes[0], self.index[v]) for v in inplace_operands(op))
+        source = reshape_view_source(op)
+        alias = ((writes[0], self.index[source]),) if source is not None else ()
+        return Step(tuple(self.index[v] for v in op.operands), writes, pairs, alias)
+
+    def schedule(self) -> Schedule:
+        return Schedule(tuple(self.sizes), tuple(self.step(op) for op in self.ops))
+
+
+def plan_function(
+    function: FuncOp, every_packer: bool = False
+) -> tuple[FunctionSchedule, MemoryPlan]:
+    """The schedule of `function` and its plan (`every_packer`: see `memory_plan.plan`);
+    a pass failure for what cannot be planned."""
+    if function.is_declaration:
+        raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to plan")
+    if len(function.body.blocks) != 1:
+        raise _fail(f"@{function.sym_name.data} has several blocks; only straight-line code")
+    schedule = FunctionSchedule.of(function)
+    try:
+        return schedule, plan(schedule.schedule(), every_packer)
+    except PlanError as error:
+        raise _fail(f"@{function.sym_name.data}: {error}") from None
+
+
+def plan_entry(module: ModuleOp, entry: str, every_packer: bool = False) -> dict[str, MemoryPlan]:
+    """The plan of function `entry` on each device (an unpartitioned module is one
+    device, `DEFAULT_DEVICE`), without changing the module."""
+    plans: dict[str, MemoryPlan] = {}
+    for device, scope in device_scopes(module):
+        function = require_function(scope, entry, _fail)
+        plans[device or DEFAULT_DEVICE] = plan_function(function, every_packer)[1]
+    return plans
