@@ -31,11 +31,11 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 from dflow.analysis.cost_model import CostModel, work_of
+from dflow.backend.numba.capabilities import NUMBA_CAPABILITIES, NumbaPlaceDevicesPass
+from dflow.dialects.devices import kind_of
 from dflow.dialects.df.base import DfOp
-from dflow.dialects.df.capabilities import device_can_run, kind_of
 from dflow.frontend import Graph, Tensor, addn, conv2d, max_pool2d
 from dflow.transforms.autodiff import differentiate
-from dflow.transforms.placement import PlaceDevicesPass
 
 DEVICE_SETS = ("cpu:0,cpu:1", "cpu:0,gpu:0", "cpu:0,cpu:1,cpu:2,cpu:3", "cpu:0,gpu:0,gpu:1")
 
@@ -112,7 +112,7 @@ def fastest_times(ops: Sequence[Operation], devices: Sequence[str]) -> dict[Oper
     model = CostModel()
     times: dict[Operation, float] = {}
     for op in ops:
-        kinds = {kind_of(d) for d in devices if device_can_run(d, op)}
+        kinds = {kind_of(d) for d in devices if NUMBA_CAPABILITIES.can_run(d, op)}
         times[op] = min(model.compute_time(work_of(op), kind) for kind in kinds)
     return times
 
@@ -135,7 +135,7 @@ def makespan(make: Callable[[], ModuleOp], devices: str, strategy: str) -> tuple
     """The estimated makespan of the last function, and the pass's wall time."""
     module = make()
     started = time.perf_counter()
-    report = PlaceDevicesPass(devices=devices, strategy=strategy).place(module)
+    report = NumbaPlaceDevicesPass(devices=devices, strategy=strategy).place(module)
     return report.functions[-1].makespan_s, time.perf_counter() - started
 
 

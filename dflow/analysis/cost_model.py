@@ -24,33 +24,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from math import prod
-from typing import cast
 
-from xdsl.dialects.builtin import TensorType, f32, f64, i1, i32, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
+from xdsl.traits import ConstantLike, OpTrait
 
-from dflow.dialects.df import communication, elementwise, leaves, nn, shape_ops
-
-ELEMENT_BYTES: dict[Attribute, int] = {f32: 4, f64: 8, i32: 4, i64: 8, i1: 1}
-
-TRANSCENDENTAL: tuple[type[Operation], ...] = (
-    elementwise.ExpOp,
-    elementwise.LogOp,
-    elementwise.TanhOp,
-    elementwise.SigmoidOp,
-    elementwise.PowOp,
-)
-"""Elementwise ops counted as 8 flops per element."""
-
-DIVISION_LIKE: tuple[type[Operation], ...] = (
-    elementwise.DivOp,
-    elementwise.ReciprocalOp,
-    elementwise.SqrtOp,
-    elementwise.RsqrtOp,
-)
-"""Elementwise ops counted as 4 flops per element."""
-
-SOFTMAX_FLOPS_PER_ELEMENT = 4
+from dflow.dialects.df import communication, nn, shape_ops
+from dflow.dialects.df.traits import Elementwise, FlopsPerElement, Reduction, ViewLike
+from dflow.dialects.df.types import shape_of, tensor_bytes
 
 
 @dataclass(frozen=True)
@@ -125,25 +105,17 @@ class CostModel:
         return {name: float(value) for name, value in asdict(self).items()}
 
 
-def _tensor(value: SSAValue) -> TensorType[Attribute]:
-    """The value's tensor type (checked by the op verifiers; `isa` is slow here)."""
-    type: Attribute = value.type
-    assert isinstance(type, TensorType)
-    return cast(TensorType[Attribute], type)
-
-
 def value_bytes(value: SSAValue) -> int:
     """Bytes a tensor value holds."""
-    tensor = _tensor(value)
-    return prod(tensor.get_shape()) * ELEMENT_BYTES[tensor.element_type]
+    return tensor_bytes(value.type)
 
 
 def _elements(value: SSAValue) -> int:
-    return prod(_tensor(value).get_shape())
+    return prod(shape_of(value.type))
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
-    return _tensor(value).get_shape()
+    return shape_of(value.type)
 
 
 def _memory(op: Operation) -> int:
@@ -151,14 +123,9 @@ def _memory(op: Operation) -> int:
 
 
 def _elementwise_flops(op: Operation) -> int:
-    elements = _elements(op.results[0])
-    if isinstance(op, elementwise.AddNOp):
-        return elements * max(len(op.operands) - 1, 0)
-    if isinstance(op, TRANSCENDENTAL):
-        return elements * 8
-    if isinstance(op, DIVISION_LIKE):
-        return elements * 4
-    return elements
+    """Result elements times the op's `FlopsPerElement` (1 when it states none)."""
+    trait = op.get_trait(FlopsPerElement)
+    return _elements(op.results[0]) * (1 if trait is None else trait.count(op))
 
 
 def _matmul_flops(op: Operation) -> int:
@@ -187,29 +154,25 @@ def _pooling_flops(op: Operation) -> int:
 
 
 def _reduction_flops(op: Operation) -> int:
-    factor = SOFTMAX_FLOPS_PER_ELEMENT if isinstance(op, shape_ops.SoftmaxOp) else 1
-    return _elements(op.operands[0]) * factor
+    """Operand elements times the `Reduction` trait's flops per element."""
+    trait = op.get_trait(Reduction)
+    assert trait is not None
+    return _elements(op.operands[0]) * trait.flops
 
 
 def _no_flops(op: Operation) -> int:
     return 0
 
 
-FLOP_RULES: tuple[tuple[tuple[type[Operation], ...], Callable[[Operation], int]], ...] = (
-    (
-        (
-            elementwise.UnaryElementwiseOp,
-            elementwise.BinaryElementwiseOp,
-            elementwise.SelectOp,
-            elementwise.CastOp,
-            elementwise.AddNOp,
-        ),
-        _elementwise_flops,
-    ),
+Family = type[OpTrait] | tuple[type[Operation], ...]
+"""Ops with a trait, or of one of some op classes."""
+
+FLOP_RULES: tuple[tuple[Family, Callable[[Operation], int]], ...] = (
+    (Elementwise, _elementwise_flops),
+    (Reduction, _reduction_flops),
     ((nn.MatmulOp,), _matmul_flops),
     ((nn.ConvolutionOp,), _convolution_flops),
     ((nn.PoolingOp,), _pooling_flops),
-    ((shape_ops.ReduceOp, shape_ops.SoftmaxOp), _reduction_flops),
     (
         (
             shape_ops.TransposeOp,
@@ -223,16 +186,16 @@ FLOP_RULES: tuple[tuple[tuple[type[Operation], ...], Callable[[Operation], int]]
 )
 """Op families with the rule counting their flops; the first match wins."""
 
-FREE_OPS: tuple[type[Operation], ...] = (leaves.ConstantOp, shape_ops.ReshapeOp)
-"""Ops that launch no kernel: constants are loaded with the program, a reshape is a
-new view of the same buffer."""
+
+def _in_family(op: Operation, family: Family) -> bool:
+    return isinstance(op, family) if isinstance(family, tuple) else op.has_trait(family)
 
 
 def work_of(op: Operation) -> Work:
     """The work of a `df` op (nothing for ops the model does not know)."""
-    if isinstance(op, FREE_OPS):
-        return NO_WORK
-    for families, flops in FLOP_RULES:
-        if isinstance(op, families):
+    if op.has_trait(ConstantLike) or op.has_trait(ViewLike):
+        return NO_WORK  # loaded with the program; a new view of the same buffer
+    for family, flops in FLOP_RULES:
+        if _in_family(op, family):
             return Work(flops(op), _memory(op))
     return NO_WORK

@@ -12,7 +12,7 @@ sharing and the packing. This module says what each op means for memory:
   between types of one width) may write its result over an operand of exactly the
   result's type (shape and element; for `cast`, shape and width) that dies there,
   so broadcast operands never qualify; returned values live to the end;
-- a `df.reshape` of a value in the arena is a view of it (`reshape_view_source`):
+- a `df.reshape` of a value in the arena is a view of it (`view_source`):
   the same bytes, so the same offset, held until both are dead; its kernel is
   never built. A reshape of an argument or a constant, or whose input or result
   is returned (a result is the caller's own array, not arena bytes), copies.
@@ -34,26 +34,17 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.traits import ConstantLike
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.liveness import PlanError, Schedule, Step, Value
 from dflow.analysis.memory_plan import MemoryPlan, plan
 from dflow.dialects.devices import DEFAULT_DEVICE
-from dflow.dialects.df.elementwise import (
-    AddNOp,
-    BinaryElementwiseOp,
-    CastOp,
-    SelectOp,
-    UnaryElementwiseOp,
-)
 from dflow.dialects.df.fusion import FusedOp
-from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.shape_ops import ReshapeOp
 from dflow.dialects.df.symbols import device_scopes, require_function
-from dflow.dialects.df.types import element_bytes, tensor_bytes
-
-_SAME_TYPE_INPLACE = (UnaryElementwiseOp, BinaryElementwiseOp, SelectOp, AddNOp)
+from dflow.dialects.df.traits import InPlace, ViewLike
+from dflow.dialects.df.types import tensor_bytes
 
 _fail = pass_failure("df-plan-buffers")
 
@@ -62,27 +53,21 @@ def inplace_operands(op: Operation) -> list[SSAValue]:
     """The operands `op` may overwrite with its result, element for element: those of
     an elementwise op with exactly the result's type, or a cast's operand of the
     result's width."""
-    result = op.results[0] if len(op.results) == 1 else None
-    if result is None:
-        return []
-    if isinstance(op, CastOp):
-        same_width = element_bytes(op.input.type) == element_bytes(result.type)
-        return [op.input] if same_width else []
-    if isinstance(op, _SAME_TYPE_INPLACE):
-        return [operand for operand in op.operands if operand.type == result.type]
-    return []
+    trait = op.get_trait(InPlace)
+    return [] if trait is None else trait.operands(op)
 
 
-def reshape_view_source(op: Operation) -> SSAValue | None:
-    """The arena value `op` is a view of, when `op` is a reshape that needs no copy:
-    its input is an op's result in the arena (not an argument or a constant), and
-    neither input nor result is returned (a returned value lives in its own array)."""
-    if not isinstance(op, ReshapeOp):
+def view_source(op: Operation) -> SSAValue | None:
+    """The arena value `op` is a view of, when `op` is `ViewLike` (a reshape) and
+    needs no copy: its input is an op's result in the arena (not an argument or a
+    constant), and neither input nor result is returned (a returned value lives in
+    its own array)."""
+    if not op.has_trait(ViewLike):
         return None
-    source = op.input
-    if not isinstance(source.owner, Operation) or isinstance(source.owner, ConstantOp):
+    source, result = op.operands[0], op.results[0]
+    if not isinstance(source.owner, Operation) or source.owner.has_trait(ConstantLike):
         return None
-    if _returned(source) or _returned(op.result):
+    if _returned(source) or _returned(result):
         return None
     return source
 
@@ -120,7 +105,7 @@ class FunctionSchedule:
             _check_op(function, op)
             schedule.ops.append(op)
             for result in op.results:
-                schedule.add(result, in_arena=not isinstance(op, ConstantOp))
+                schedule.add(result, in_arena=not op.has_trait(ConstantLike))
         return schedule
 
     def add(self, value: SSAValue, in_arena: bool) -> None:
@@ -135,7 +120,7 @@ class FunctionSchedule:
     def step(self, op: Operation) -> Step:
         writes = tuple(self.index[r] for r in op.results)
         pairs = tuple((writes[0], self.index[v]) for v in inplace_operands(op))
-        source = reshape_view_source(op)
+        source = view_source(op)
         alias = ((writes[0], self.index[source]),) if source is not None else ()
         return Step(tuple(self.index[v] for v in op.operands), writes, pairs, alias)
 

@@ -20,6 +20,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
+from dflow.backend.numba.capabilities import NumbaPlaceDevicesPass
 from dflow.dialects.devices import DEFAULT_DEVICE, DEVICE_PATTERN
 from dflow.dialects.df import annotations
 from dflow.dialects.df.interpreter import (
@@ -34,7 +35,6 @@ from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import location_of, make_context
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.partition import PartitionPass
-from dflow.transforms.placement import PlaceDevicesPass
 from dflow.transforms.prune import PrunePass
 
 Array = Any
@@ -61,7 +61,7 @@ def place(module: ModuleOp, devices: str) -> None:
     kept and checked even when every op has one: each pinned device must be listed,
     and colocated ops must agree."""
     try:
-        PlaceDevicesPass(devices=devices).apply(make_context(), module)
+        NumbaPlaceDevicesPass(devices=devices).apply(make_context(), module)
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
 

@@ -19,7 +19,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-autodiff": ("dflow.transforms.autodiff", "AutodiffPass"),
     "df-recompute": ("dflow.transforms.recompute", "RecomputePass"),
     "df-optimize": ("dflow.transforms.optimize", "OptimizePass"),
-    "df-place-devices": ("dflow.transforms.placement", "PlaceDevicesPass"),
+    "df-place-devices": ("dflow.backend.numba.capabilities", "NumbaPlaceDevicesPass"),
     "df-partition": ("dflow.lowering.partition", "PartitionPass"),
     "df-fuse": ("dflow.lowering.fuse", "FusePass"),
     "df-plan-buffers": ("dflow.lowering.plan_buffers", "PlanBuffersPass"),

@@ -5,7 +5,7 @@
 For each graph function (of each device module, once partitioned), every
 `df.fused` and every other computing op (all but `df.constant`, `df.send`,
 `df.recv` and the terminator) gets a kernel, but a reshape the planner makes a
-view of its input (`plan_buffers.reshape_view_source`): a private `func.func` of
+view of its input (`plan_buffers.view_source`): a private `func.func` of
 the same module over memrefs, named after the group (`fused_add_0`) or the op
 (`matmul_3`), built by `lowering/kernels.py`. The graph op stays, on tensors,
 and records its kernel in `df.kernel = @name`, so the graph is still the
@@ -26,7 +26,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import reshape_view_source
+from dflow.analysis.function_schedule import view_source
 from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df.annotations import KERNEL
 from dflow.dialects.df.fusion import FusedOp
@@ -52,7 +52,7 @@ def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
         for op in function.body.walk():
             if op.parent_op() is not function or not is_kernel_op(op):
                 continue
-            if reshape_view_source(op) is not None:
+            if view_source(op) is not None:
                 statistics.count("ReshapeViews")
                 continue
             if KERNEL in op.attributes:

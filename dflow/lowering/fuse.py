@@ -62,14 +62,13 @@ from xdsl.traits import IsTerminator
 
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.statistics import PassStatistics
-from dflow.dialects.df import annotations, nn
-from dflow.dialects.df import elementwise as ew
-from dflow.dialects.df import shape_ops as so
+from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.folding import is_splat
 from dflow.dialects.df.fusion import FusedOp, YieldOp
 from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.semantics import to_array
+from dflow.dialects.df.traits import Elementwise, EpilogueHead, Reduction
 from dflow.lowering.kernel_names import KernelNames
 
 DEFAULT_MAX_OPS = 64
@@ -87,17 +86,13 @@ class Role(Enum):
     CONTRACTION = "contraction"
 
 
-ELEMENTWISE_OPS = (ew.UnaryElementwiseOp, ew.BinaryElementwiseOp, ew.SelectOp, ew.CastOp, ew.AddNOp)
-REDUCTION_OPS = (so.ReduceOp, so.SoftmaxOp)
-CONTRACTION_OPS = (nn.MatmulOp, nn.Conv2DOp)
-
-
 def role_of(op: Operation) -> Role:
-    if isinstance(op, ELEMENTWISE_OPS):
+    """The op's role, from its traits: `Elementwise`, `Reduction`, `EpilogueHead`."""
+    if op.has_trait(Elementwise):
         return Role.ELEMENTWISE
-    if isinstance(op, REDUCTION_OPS):
+    if op.has_trait(Reduction):
         return Role.REDUCTION
-    if isinstance(op, CONTRACTION_OPS):
+    if op.has_trait(EpilogueHead):
         return Role.CONTRACTION
     return Role.NONE
 

@@ -47,6 +47,7 @@ from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.semantics import to_array
+from dflow.dialects.df.traits import Reduction
 from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
 from dflow.lowering.loops import Evaluator, Index, KernelBody, Shape, broadcast_index, element_of
 from dflow.lowering.scalar_ops import constant, is_scalar_lowerable
@@ -470,7 +471,8 @@ def is_kernel_op(op: Operation) -> bool:
     """Whether `op` becomes a kernel (every computing df op; not constants,
     send/recv or terminators)."""
     return (
-        isinstance(op, FusedOp | so.ReduceOp | so.SoftmaxOp)
+        isinstance(op, FusedOp)
+        or op.has_trait(Reduction)
         or is_library_op(op)
         or is_scalar_lowerable(op)
         or type(op) in _DATA_MOVEMENT

@@ -43,7 +43,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import reshape_view_source
+from dflow.analysis.function_schedule import view_source
 from dflow.dialects import dfrt
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
@@ -117,7 +117,7 @@ class HostBuilder:
                 self.block.add_op(dfrt.RecvOp(view, op.key.data, op.source.data))
             case func.ReturnOp():
                 self.block.add_op(func.ReturnOp(*(self.result(v) for v in op.operands)))
-            case _ if reshape_view_source(op) is not None:
+            case _ if view_source(op) is not None:
                 self.views(op)
             case _:
                 self.launch(op)

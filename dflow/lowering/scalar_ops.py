@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.dialects.df import elementwise as ew
+from dflow.dialects.df.traits import Elementwise
 from dflow.dialects.df.types import is_float, static_tensor
 
 Emit = Callable[[Operation], SSAValue]
@@ -225,13 +226,5 @@ def lower_scalar(op: Operation, operands: Sequence[SSAValue], emit: Emit) -> SSA
 
 
 def is_scalar_lowerable(op: Operation) -> bool:
-    """Whether `lower_scalar` handles `op`."""
-    return isinstance(
-        op,
-        ew.UnaryElementwiseOp
-        | ew.BinaryElementwiseOp
-        | ew.CompareOp
-        | ew.SelectOp
-        | ew.CastOp
-        | ew.AddNOp,
-    )
+    """Whether `lower_scalar` handles `op`: every `Elementwise` op."""
+    return op.has_trait(Elementwise)

@@ -21,6 +21,14 @@ from xdsl.traits import Commutative, Pure
 from dflow.dialects.df import shapes
 from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
 from dflow.dialects.df.shapes import ShapeError
+from dflow.dialects.df.traits import (
+    CheapToRecompute,
+    Elementwise,
+    FlopPerAddedOperand,
+    FlopsPerElement,
+    InPlace,
+    InPlaceOfSameWidth,
+)
 from dflow.dialects.df.types import (
     ALL_ELEMENTS,
     FLOATS,
@@ -41,7 +49,7 @@ class UnaryElementwiseOp(DfOp, abc.ABC):
     input = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Elementwise(), InPlace(), CheapToRecompute())
     assembly_format = "$input " + FUNCTIONAL_SYNTAX
 
     def __init__(self, input: Value, attributes: dict[str, Attribute] | None = None):
@@ -89,36 +97,43 @@ class IdentityOp(UnaryElementwiseOp):
 @irdl_op_definition
 class ReciprocalOp(FloatUnaryOp):
     name = "df.reciprocal"
+    traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class ExpOp(FloatUnaryOp):
     name = "df.exp"
+    traits = traits_def(FlopsPerElement(8))
 
 
 @irdl_op_definition
 class LogOp(FloatUnaryOp):
     name = "df.log"
+    traits = traits_def(FlopsPerElement(8))
 
 
 @irdl_op_definition
 class SqrtOp(FloatUnaryOp):
     name = "df.sqrt"
+    traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class RsqrtOp(FloatUnaryOp):
     name = "df.rsqrt"
+    traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class TanhOp(FloatUnaryOp):
     name = "df.tanh"
+    traits = traits_def(FlopsPerElement(8))
 
 
 @irdl_op_definition
 class SigmoidOp(FloatUnaryOp):
     name = "df.sigmoid"
+    traits = traits_def(FlopsPerElement(8))
 
 
 def broadcast_type(element: Attribute, *operands: Attribute) -> TensorType:
@@ -144,7 +159,7 @@ class BinaryElementwiseOp(DfOp, abc.ABC):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Elementwise(), InPlace(), CheapToRecompute())
     assembly_format = "$lhs `,` $rhs " + FUNCTIONAL_SYNTAX
 
     def __init__(self, lhs: Value, rhs: Value, attributes: dict[str, Attribute] | None = None):
@@ -175,7 +190,7 @@ class FloatBinaryOp(BinaryElementwiseOp, abc.ABC):
 @irdl_op_definition
 class AddOp(BinaryElementwiseOp):
     name = "df.add"
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(Commutative())
 
 
 @irdl_op_definition
@@ -186,29 +201,31 @@ class SubOp(BinaryElementwiseOp):
 @irdl_op_definition
 class MulOp(BinaryElementwiseOp):
     name = "df.mul"
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class MaximumOp(BinaryElementwiseOp):
     name = "df.maximum"
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class MinimumOp(BinaryElementwiseOp):
     name = "df.minimum"
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class DivOp(FloatBinaryOp):
     name = "df.div"
+    traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class PowOp(FloatBinaryOp):
     name = "df.pow"
+    traits = traits_def(FlopsPerElement(8))
 
 
 class CompareOp(BinaryElementwiseOp, abc.ABC):
@@ -244,7 +261,7 @@ class LessEqualOp(CompareOp):
 @irdl_op_definition
 class EqualOp(CompareOp):
     name = "df.equal"
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(Commutative())
 
 
 @irdl_op_definition
@@ -258,7 +275,7 @@ class SelectOp(DfOp):
     on_false = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Elementwise(), InPlace(), CheapToRecompute())
     assembly_format = "$condition `,` $on_true `,` $on_false " + FUNCTIONAL_SYNTAX
 
     def __init__(self, condition: Value, on_true: Value, on_false: Value):
@@ -288,7 +305,7 @@ class CastOp(DfOp):
     input = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Elementwise(), InPlaceOfSameWidth(), CheapToRecompute())
     assembly_format = "$input " + FUNCTIONAL_SYNTAX
 
     def __init__(self, input: Value, element: Attribute):
@@ -312,7 +329,14 @@ class AddNOp(DfOp):
     inputs = var_operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        Elementwise(),
+        FlopPerAddedOperand(),
+        InPlace(),
+        CheapToRecompute(),
+    )
     assembly_format = "$inputs " + FUNCTIONAL_SYNTAX
 
     def __init__(self, inputs: Sequence[Value]):

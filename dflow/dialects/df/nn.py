@@ -21,6 +21,7 @@ from dflow.dialects.df import shapes
 from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
 from dflow.dialects.df.elementwise import common_element
 from dflow.dialects.df.shapes import ShapeError
+from dflow.dialects.df.traits import EpilogueHead
 from dflow.dialects.df.types import (
     FLOATS,
     NUMBERS,
@@ -54,7 +55,7 @@ class MatmulOp(DfOp):
     transpose_a = prop_def(BoolAttr, default_value=bool_attr(False))
     transpose_b = prop_def(BoolAttr, default_value=bool_attr(False))
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), EpilogueHead())
     assembly_format = "$lhs `,` $rhs " + FUNCTIONAL_SYNTAX
 
     def __init__(
@@ -159,6 +160,7 @@ class Conv2DOp(ConvolutionOp):
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
 
+    traits = traits_def(EpilogueHead())
     assembly_format = "$input `,` $filter (`,` $bias^)? " + FUNCTIONAL_SYNTAX
 
     def __init__(

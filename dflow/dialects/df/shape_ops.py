@@ -24,6 +24,7 @@ from dflow.dialects.df import shapes
 from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
 from dflow.dialects.df.elementwise import common_element
 from dflow.dialects.df.shapes import ShapeError, format_shape
+from dflow.dialects.df.traits import CheapToRecompute, Reduction, ViewLike
 from dflow.dialects.df.types import (
     FLOATS,
     NUMBERS,
@@ -64,6 +65,7 @@ class TransposeOp(UnaryShapeOp):
 
     name = "df.transpose"
     perm = prop_def(DenseArrayBase[IntegerType])
+    traits = traits_def(CheapToRecompute())
 
     def __init__(self, input: Value, perm: Sequence[int]):
         input_type = _type(input)
@@ -87,6 +89,7 @@ class ReshapeOp(UnaryShapeOp):
     """The same elements in row-major order under the result type's shape."""
 
     name = "df.reshape"
+    traits = traits_def(ViewLike(), CheapToRecompute())
 
     def __init__(self, input: Value, shape: Sequence[int]):
         super().__init__(
@@ -108,6 +111,7 @@ class BroadcastToOp(UnaryShapeOp):
     """`numpy.broadcast_to(x, shape)`, the shape given by the result type."""
 
     name = "df.broadcast_to"
+    traits = traits_def(CheapToRecompute())
 
     def __init__(self, input: Value, shape: Sequence[int]):
         super().__init__(
@@ -127,6 +131,7 @@ class ReduceOp(UnaryShapeOp, abc.ABC):
     ELEMENTS: ClassVar[frozenset[Attribute]] = NUMBERS
     axes = opt_prop_def(DenseArrayBase[IntegerType])
     keepdims = prop_def(BoolAttr, default_value=bool_attr(False))
+    traits = traits_def(Reduction())
 
     def __init__(self, input: Value, axes: Sequence[int] | None = None, keepdims: bool = False):
         input_type = _type(input)
@@ -182,6 +187,7 @@ class SoftmaxOp(UnaryShapeOp):
 
     name = "df.softmax"
     axis = prop_def(IntegerAttr[IntegerType], default_value=i64_attr(-1))
+    traits = traits_def(Reduction(flops=4))
 
     def __init__(self, input: Value, axis: int = -1):
         super().__init__(

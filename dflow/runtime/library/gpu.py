@@ -11,7 +11,7 @@ Matrix products stage their operands through shared memory in `TILE` x `TILE`
 tiles; convolutions and pools read global memory directly. Window parameters
 follow the `df` ops: strides (2), pads (top, left, bottom, right) and dilations
 (2), or kernel (2), strides, pads. The gradients of convolutions and pools have
-no GPU routine (`dialects/df/capabilities.py` keeps them on the CPU).
+no GPU routine (`backend/numba/capabilities.py` keeps them on the CPU).
 """
 
 from __future__ import annotations

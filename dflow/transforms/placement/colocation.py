@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation
 
 from dflow.dialects.df import annotations
-from dflow.dialects.df.shape_ops import ReshapeOp
+from dflow.dialects.df.traits import ViewLike
 
 T = TypeVar("T", bound=Hashable)
 
@@ -165,10 +165,10 @@ def _generator_link(op: Operation, members: Container[Operation]) -> Link | None
 
 
 def _metadata_link(op: Operation, members: Container[Operation]) -> Link | None:
-    """A reshape follows the producer of its input, when that is a `df` op."""
-    if not isinstance(op, ReshapeOp):
+    """A view (a reshape) follows the producer of its input, when that is a `df` op."""
+    if not op.has_trait(ViewLike):
         return None
-    producer = op.input.owner
+    producer = op.operands[0].owner
     if not isinstance(producer, Operation) or producer not in members:
         return None
     return Link(op, producer, "reshape of", "reshaped by", HEURISTIC)

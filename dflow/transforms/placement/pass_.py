@@ -12,8 +12,9 @@ alone. The rules, in order:
    producer. Two different pins in one group are an error that shows the chain
    of constraints joining them.
 3. A group may go only to devices whose kind can run all its ops
-   (`dialects/df/capabilities.py`); a pin onto a device that cannot, or a group no
-   listed device can run, is an error.
+   (`capabilities`, which the target states: the pass the driver runs is the
+   numba target's, `backend/numba/capabilities.py`); a pin onto a device that
+   cannot, or a group no listed device can run, is an error.
 4. Groups that form a cycle in the group graph (x → y → z with x and z in one
    group) are placed as one unit: its pinned groups stay, the others share a device.
 5. `strategy=single` puts every unpinned unit on the first listed device that can
@@ -30,7 +31,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -40,10 +41,9 @@ from xdsl.passes import ModulePass
 
 from dflow.analysis.cost_model import CostModel
 from dflow.analysis.failures import pass_failure
-from dflow.dialects.devices import DEVICE_PATTERN
+from dflow.dialects.devices import DEVICE_PATTERN, DeviceCapabilities, kind_of
 from dflow.dialects.df import annotations
 from dflow.dialects.df.base import DfOp
-from dflow.dialects.df.capabilities import device_can_run, kind_of
 from dflow.transforms.placement.colocation import (
     COLOCATION,
     ColocationGraph,
@@ -95,6 +95,7 @@ class FunctionPlacer:
     devices: tuple[str, ...]
     strategy: str
     model: CostModel
+    capabilities: DeviceCapabilities
 
     def __post_init__(self) -> None:
         self.ops: list[Operation] = [op for op in self.function.walk() if isinstance(op, DfOp)]
@@ -135,7 +136,9 @@ class FunctionPlacer:
         pin = self.pins[pinned[0]] if pinned else None
         if pinned:
             self.check_pin(members, pinned[0])
-        allowed = tuple(d for d in self.devices if all(device_can_run(d, op) for op in members))
+        allowed = tuple(
+            d for d in self.devices if all(self.capabilities.can_run(d, op) for op in members)
+        )
         if not allowed:
             raise fail(
                 f"no device of {','.join(self.devices)} can run every op of a colocation "
@@ -143,11 +146,14 @@ class FunctionPlacer:
             )
         return Group(members, pin, allowed)
 
+    def runs_all(self, device: str, ops: Sequence[Operation]) -> bool:
+        return all(self.capabilities.can_run(device, op) for op in ops)
+
     def check_pin(self, members: Sequence[Operation], pinned: Operation) -> None:
         """Rule 3 for a pinned group: its device can run all its ops."""
         device = self.pins[pinned]
         for op in members:
-            if device_can_run(device, op):
+            if self.capabilities.can_run(device, op):
                 continue
             if op in self.pins:
                 raise fail(
@@ -165,7 +171,7 @@ class FunctionPlacer:
         some listed device cannot run."""
         parts: list[str] = []
         for op in members:
-            able = [d for d in self.devices if device_can_run(d, op)]
+            able = [d for d in self.devices if self.capabilities.can_run(d, op)]
             if len(able) < len(self.devices):
                 where = ", ".join(able) or "none of them"
                 parts.append(f"{self.names.describe(op)} runs on {where}")
@@ -220,7 +226,7 @@ class FunctionPlacer:
 
     def free_rule(self, op: Operation, group: Group, merged: bool) -> str:
         """The rule for an op of an unpinned group."""
-        if not all(device_can_run(d, op) for d in self.devices):
+        if not all(self.capabilities.can_run(d, op) for d in self.devices):
             return "capability"
         if merged:
             return "cycle"
@@ -270,6 +276,10 @@ class PlaceDevicesPass(ModulePass):
     respected, the rest placed by a cost model (or all on one device)."""
 
     name = "df-place-devices"
+
+    capabilities: ClassVar[DeviceCapabilities] = DeviceCapabilities()
+    """What each device kind can run: as the target states it (a subclass per
+    target sets it; this class alone runs every op everywhere)."""
 
     devices: str = "cpu:0"
     """The devices to use, comma-separated (`"cpu:0,cpu:1,gpu:0"`); quote it on the
@@ -326,7 +336,7 @@ class PlaceDevicesPass(ModulePass):
             raise fail(f'unknown strategy "{self.strategy}": use cost or single')
         model = self.cost_model()
         functions = [
-            FunctionPlacer(function, devices, self.strategy, model).place()
+            FunctionPlacer(function, devices, self.strategy, model, self.capabilities).place()
             for function in module.ops
             if isinstance(function, FuncOp) and not function.is_declaration
         ]

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Operation, SSAValue
 
 from dflow.analysis.cost_model import CostModel, Work, value_bytes, work_of
-from dflow.dialects.df.capabilities import kind_of
+from dflow.dialects.devices import kind_of
 
 
 @dataclass(frozen=True)

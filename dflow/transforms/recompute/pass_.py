@@ -41,7 +41,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.function_schedule import plan_function
-from dflow.dialects.df import annotations, elementwise, shape_ops
+from dflow.dialects.df import annotations
+from dflow.dialects.df.traits import CheapToRecompute
 from dflow.transforms.recompute.budget import (
     STRATEGIES,
     Proposal,
@@ -58,20 +59,6 @@ from dflow.transforms.recompute.groups import (
     recomputable,
     recompute_groups,
 )
-
-CHEAP_OPS: tuple[type[Operation], ...] = (
-    elementwise.UnaryElementwiseOp,
-    elementwise.BinaryElementwiseOp,
-    elementwise.SelectOp,
-    elementwise.CastOp,
-    elementwise.AddNOp,
-    shape_ops.ReshapeOp,
-    shape_ops.TransposeOp,
-    shape_ops.BroadcastToOp,
-)
-"""What `mode=heuristic` recomputes without a hint: ops whose cost is one pass over
-their data."""
-
 
 _fail = pass_failure("df-recompute")
 
@@ -91,7 +78,7 @@ def _hinted(op: Operation) -> bool:
 
 
 def _cheap_or_hinted(op: Operation) -> bool:
-    return isinstance(op, CHEAP_OPS) or _hinted(op)
+    return op.has_trait(CheapToRecompute) or _hinted(op)
 
 
 @dataclass(frozen=True)
