@@ -66,9 +66,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from placement import convnet, mlp  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 
-from dflow.dialects.df.interpreter import run_function  # noqa: E402
 from dflow.driver.compiler import compile_module, write_modules  # noqa: E402
 from dflow.frontend import Graph  # noqa: E402
+from dflow.interpreters.df import run_function  # noqa: E402
 from dflow.runtime import Program, load_program  # noqa: E402
 
 Array = Any

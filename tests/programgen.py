@@ -50,13 +50,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
 from dflow.dialects import df
-from dflow.dialects.df.interpreter import run_function
-from dflow.dialects.df.semantics import numpy_dtype
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.types import static_tensor
 from dflow.driver.compiler import compile_module, write_modules
 from dflow.driver.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor, addn, concat, select
 from dflow.frontend.builder import element_type
+from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
 
 Array = NDArray[Any]

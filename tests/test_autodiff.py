@@ -24,9 +24,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dflow.dialects.df import AddNOp, ConstantOp
 from dflow.dialects.df.annotations import BACKWARD
-from dflow.dialects.df.interpreter import make_interpreter, run_function
 from dflow.driver.source import make_context, parse_module
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
+from dflow.interpreters.df import make_interpreter, run_function
 from dflow.transforms.autodiff import AutodiffPass
 
 Array = NDArray[Any]

@@ -23,8 +23,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.dialects.df import DF
-from dflow.dialects.df.interpreter import run_function
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
+from dflow.interpreters.df import run_function
 
 Array = NDArray[Any]
 DTYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int32): "i32"}

@@ -42,11 +42,11 @@ from dflow.dialects.df import (
     SoftmaxOp,
     YieldOp,
 )
-from dflow.dialects.df.interpreter import run_function
 from dflow.driver.feeds import random_inputs
 from dflow.driver.multidevice import run_partitioned
 from dflow.driver.pipeline import apply_pipeline
 from dflow.driver.source import make_context, parse_module
+from dflow.interpreters.df import run_function
 
 SEEDS = range(16)
 

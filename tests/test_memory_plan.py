@@ -41,15 +41,16 @@ from dflow.analysis.liveness import (
 )
 from dflow.analysis.memory_plan import MemoryPlan, plan
 from dflow.analysis.packing import PACKERS, FreeList, arena_size
-from dflow.dialects.df.interpreter import run_function
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import evaluate, numpy_dtype
+from dflow.dialects.df.semantics import evaluate
 from dflow.dialects.df.types import i64_array, static_tensor
 from dflow.driver.cli import main
 from dflow.driver.feeds import random_inputs
 from dflow.driver.pipeline import apply_pipeline
 from dflow.driver.source import parse_module
 from dflow.frontend import Graph
+from dflow.interpreters.df import run_function
 from dflow.transforms.autodiff import differentiate
 
 # ---------------------------------------------------------------- pure planner

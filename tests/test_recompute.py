@@ -17,9 +17,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dflow.analysis.function_schedule import plan_function
 from dflow.dialects.df import annotations
-from dflow.dialects.df.interpreter import run_function
 from dflow.driver.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor
+from dflow.interpreters.df import run_function
 from dflow.transforms.autodiff import differentiate
 from dflow.transforms.recompute.budget import RecomputeModel, apply_plan, flops_of
 from dflow.transforms.recompute.groups import is_target

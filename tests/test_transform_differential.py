@@ -32,11 +32,11 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
 from dflow.dialects.df import RecvOp, SendOp
-from dflow.dialects.df.interpreter import run_function
 from dflow.driver.errors import DflowError
 from dflow.driver.feeds import random_inputs
 from dflow.driver.pipeline import apply_pipeline
 from dflow.driver.source import parse_module
+from dflow.interpreters.df import run_function
 
 FILECHECK = Path(__file__).parent / "filecheck"
 PASSES = [

@@ -25,9 +25,9 @@ from cli_support import ROOT
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp
 
-from dflow.dialects.df.interpreter import run_function
 from dflow.driver.compiler import compile_module, write_modules
 from dflow.frontend import Graph
+from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
 from dflow.runtime.library.blas import SGEMM
 from dflow.runtime.warm_start import preload_kernels

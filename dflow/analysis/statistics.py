@@ -21,9 +21,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.folding import stored_bytes
 from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import to_array
 
 
 @dataclass(frozen=True)

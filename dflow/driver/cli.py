@@ -33,7 +33,6 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from dflow.analysis.function_schedule import plan_entry
-from dflow.dialects.df.interpreter import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
 from dflow.driver import feeds
 from dflow.driver.compiler import compile_module, compiled_program, write_modules
 from dflow.driver.errors import DflowError, first_line
@@ -52,7 +51,9 @@ from dflow.driver.pipeline import parsed_pipeline, run_pipeline
 from dflow.driver.source import Source, display_name, location_of, parse_module, read_source, verify
 from dflow.driver.viz import to_dot, write_picture
 from dflow.driver.wellformed import check_runnable
+from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
 from dflow.runtime import ProgramError
+from dflow.runtime.channels import ChannelError, Channels
 
 
 def _seed(text: str) -> int:
@@ -254,9 +255,9 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
         if devices is not None or is_partitioned(module):
             split = split_for_devices(module, devices)
             return run_partitioned(split, args.entry, inputs, args.timeout)
-        interpreter = make_interpreter(module, DfFunctions(recv_timeout=args.timeout))
+        interpreter = make_interpreter(module, DfFunctions(Channels(args.timeout)))
         return list(interpreter.call_op(args.entry, tuple(inputs)))
-    except InterpretationError as error:
+    except (InterpretationError, ChannelError) as error:
         raise DflowError(first_line(error), display_name(args.file)) from None
 
 

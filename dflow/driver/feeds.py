@@ -19,7 +19,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.utils.hints import isa
 
-from dflow.dialects.df.semantics import numpy_dtype
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.shapes import format_shape
 from dflow.dialects.df.symbols import require_function
 from dflow.driver.errors import DflowError, first_line

@@ -1,8 +1,8 @@
 """Running a partitioned module in the interpreter: one thread per device.
 
 Each nested `builtin.module {df.device = ...}` runs its part of the entry in its
-own interpreter; `df.send`/`df.recv` meet in one in-process mailbox keyed by the
-channel keys. A receive that waits past `timeout` seconds fails naming its key and
+own interpreter; `df.send`/`df.recv` meet in one set of channels (the runtime's)
+keyed by the channel keys. A receive that waits past `timeout` seconds fails naming its key and
 both devices; when one device fails, the others are woken and stop at once, and
 the first real failure (not a receive abandoned because of it) is reported.
 """
@@ -23,18 +23,17 @@ from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 from dflow.backend.numba.capabilities import NumbaPlaceDevicesPass
 from dflow.dialects.devices import DEFAULT_DEVICE, DEVICE_PATTERN
 from dflow.dialects.df import annotations
-from dflow.dialects.df.interpreter import (
-    DEFAULT_RECV_TIMEOUT_S,
-    DfFunctions,
-    QueueMailbox,
-    RecvAbandonedError,
-    make_interpreter,
-)
 from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import location_of, make_context
+from dflow.interpreters.df import (
+    DEFAULT_RECV_TIMEOUT_S,
+    DfFunctions,
+    make_interpreter,
+)
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.partition import PartitionPass
+from dflow.runtime.channels import ChannelAbandonedError, ChannelError, Channels
 from dflow.transforms.prune import PrunePass
 
 Array = Any
@@ -122,28 +121,31 @@ class PartitionedRun:
     entry: str
     inputs: Sequence[Array]
     timeout: float
-    mailbox: QueueMailbox = field(default_factory=QueueMailbox)
+    channels: Channels = field(init=False)
     results: dict[int, Array] = field(default_factory=dict[int, Array])
     errors: list[tuple[str, Exception]] = field(default_factory=list[tuple[str, Exception]])
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.channels = Channels(self.timeout)
 
     def run_device(self, device: str, part: ModuleOp) -> None:
         try:
             function = _entry(part, self.entry, device)
             arguments = [self.inputs[i] for i in _indices(function, annotations.ARGUMENTS)]
-            interpreter = make_interpreter(part, DfFunctions(self.mailbox, self.timeout))
+            interpreter = make_interpreter(part, DfFunctions(self.channels))
             outputs = interpreter.call_op(self.entry, tuple(arguments))
             with self.lock:
                 self.results.update(
                     zip(_indices(function, annotations.RESULTS), outputs, strict=True)
                 )
-        except (InterpretationError, DflowError, ValueError, KeyError) as error:
+        except (InterpretationError, ChannelError, DflowError, ValueError, KeyError) as error:
             with self.lock:
                 self.errors.append((device, error))
-            self.mailbox.abandon()
+            self.channels.abandon()
 
     def first_error(self) -> DflowError | None:
-        real = [(d, e) for d, e in self.errors if not isinstance(e, RecvAbandonedError)]
+        real = [(d, e) for d, e in self.errors if not isinstance(e, ChannelAbandonedError)]
         if not (real or self.errors):
             return None
         device, error = (real or self.errors)[0]

@@ -19,7 +19,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from dflow.dialects.df import RecvOp, SendOp, annotations
-from dflow.dialects.df.semantics import numpy_dtype
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.shapes import format_shape, num_elements
 from dflow.dialects.df.symbols import device_modules, function_named
 from dflow.dialects.df.types import shape_of, static_tensor

@@ -25,7 +25,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dflow.dialects import df
-from dflow.dialects.df.semantics import element_type_of, from_array, numpy_dtype
+from dflow.dialects.df.arrays import element_type_of, from_array, numpy_dtype
 from dflow.dialects.df.types import shape_of, static_tensor
 
 ELEMENT_TYPES: dict[str, Attribute] = {"f32": f32, "f64": f64, "i32": i32, "i64": i64, "i1": i1}

@@ -63,11 +63,11 @@ from xdsl.traits import IsTerminator
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import annotations
+from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.folding import is_splat
 from dflow.dialects.df.fusion import FusedOp, YieldOp
 from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import to_array
 from dflow.dialects.df.traits import Elementwise, EpilogueHead, Reduction
 from dflow.lowering.kernel_names import KernelNames
 

@@ -44,9 +44,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dflow.dialects.df import nn
 from dflow.dialects.df import shape_ops as so
+from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import to_array
 from dflow.dialects.df.traits import Reduction
 from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
 from dflow.lowering.loops import Evaluator, Index, KernelBody, Shape, broadcast_index, element_of

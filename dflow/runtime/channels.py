@@ -1,51 +1,62 @@
-"""Channels between device threads, keyed like `dfrt.send`/`dfrt.recv`.
+"""Channels between devices, keyed like `df.send`/`df.recv`: one implementation for
+the compiled runtime's device threads and for the interpreter's.
 
-A send puts a host copy of its buffer under its key; a receive waits for the
-key up to a timeout, then fails naming the key and both devices. When one
-device fails, `abandon()` wakes every waiting receive so the others stop at once.
+A send puts its value on the channel of its key and destination; a receive waits
+for one on its channel up to a timeout (a condition variable wakes it at once when
+a value arrives), then fails naming the key and both devices. Values on one channel
+are taken first in, first out. When one device fails, `abandon()` wakes every
+waiting receive so the others stop at once.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from typing import Any
 
 
-class ChannelTimeoutError(RuntimeError):
-    """A receive waited past its timeout."""
+class ChannelError(RuntimeError):
+    """A receive that got no value."""
 
 
-class ChannelAbandonedError(RuntimeError):
+class ChannelTimeoutError(ChannelError):
+    """A receive waited past its timeout: its send never ran."""
+
+
+class ChannelAbandonedError(ChannelError):
     """A receive stopped because another device failed."""
 
 
 class Channels:
-    """Host arrays in flight, by key."""
+    """Values in flight, by (key, destination device)."""
 
     def __init__(self, timeout: float):
         self.timeout = timeout
-        self._values: dict[str, Any] = {}
+        self._values: dict[tuple[str, str], deque[Any]] = {}
         self._ready = threading.Condition()
         self._abandoned = False
 
-    def put(self, key: str, value: Any) -> None:
+    def put(self, key: str, destination: str, value: Any) -> None:
         with self._ready:
-            self._values[key] = value
+            self._values.setdefault((key, destination), deque()).append(value)
             self._ready.notify_all()
 
     def take(self, key: str, source: str, destination: str) -> Any:
+        """The next value sent on `key` to `destination` (from `source`)."""
+        channel = (key, destination)
         with self._ready:
-            arrived = self._ready.wait_for(
-                lambda: key in self._values or self._abandoned, timeout=self.timeout
+            self._ready.wait_for(
+                lambda: self._values.get(channel) or self._abandoned, timeout=self.timeout
             )
-            if key in self._values:
-                return self._values.pop(key)
+            if self._values.get(channel):
+                return self._values[channel].popleft()
             if self._abandoned:
-                raise ChannelAbandonedError(f"receive of {key!r} on {destination} abandoned")
-            assert not arrived
+                raise ChannelAbandonedError(
+                    f"df.recv of key {key!r} on {destination}: another device failed"
+                )
             raise ChannelTimeoutError(
-                f"receive of {key!r} on {destination} from {source} timed out after "
-                f"{self.timeout:g} s"
+                f"df.recv of key {key!r} from {source} on {destination} waited "
+                f"{self.timeout:g} s and no send arrived"
             )
 
     def abandon(self) -> None:

@@ -66,7 +66,7 @@ class CpuContext:
         return array
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
-        self.channels.put(key, np.array(buffer))
+        self.channels.put(key, destination, np.array(buffer))
 
     def recv(self, key: str, source: str, buffer: Any) -> None:
         buffer[...] = self.channels.take(key, source, self.device)
@@ -108,7 +108,7 @@ class GpuContext(CpuContext):
         return self._device_arena
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
-        self.channels.put(key, buffer.copy_to_host())
+        self.channels.put(key, destination, buffer.copy_to_host())
 
     def recv(self, key: str, source: str, buffer: Any) -> None:
         value = self.channels.take(key, source, self.device)

@@ -23,8 +23,8 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.statistics import PassStatistics
-from dflow.dialects.df.canonicalization import EraseIdentity
 from dflow.dialects.df.symbols import require_function
+from dflow.transforms.canonicalization_patterns.df import EraseIdentity
 from dflow.transforms.rewriting import apply_patterns
 
 _fail = pass_failure("df-prune")

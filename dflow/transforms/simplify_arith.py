@@ -34,16 +34,17 @@ from xdsl.utils.exceptions import VerifyException
 from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import nn
-from dflow.dialects.df.canonicalization import (
-    all_canonicalization_patterns,
+from dflow.dialects.df.arrays import from_array, numpy_dtype
+from dflow.dialects.df.folding import constant_operand, is_splat
+from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
+from dflow.transforms.canonicalization_patterns.df import all_canonicalization_patterns
+from dflow.transforms.canonicalization_patterns.utils import (
     forward,
     producer,
     replace_keeping_annotations,
 )
-from dflow.dialects.df.folding import constant_operand, is_splat
-from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import Array, from_array, numpy_dtype
-from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
 from dflow.transforms.rewriting import apply_patterns
 
 OpT = TypeVar("OpT", bound=Operation)

@@ -40,9 +40,8 @@ from dflow.dialects.df.elementwise import (
     TanhOp,
     UnaryElementwiseOp,
 )
-from dflow.dialects.df.folding import DfConstantMaterialization
 from dflow.dialects.df.fusion import FusedOp, YieldOp
-from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.leaves import ConstantOp, DfConstantMaterialization
 from dflow.dialects.df.nn import (
     AvgPool2DGradOp,
     AvgPool2DOp,

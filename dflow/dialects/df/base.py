@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from dflow.dialects.devices import DEVICE_PATTERN
 from dflow.dialects.df import annotations
+from dflow.dialects.df.folding import fold_op
 from dflow.dialects.df.shapes import ShapeError
 from dflow.dialects.df.types import element_class_name, static_tensor
 
@@ -29,9 +30,9 @@ class DfOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterfa
     `ShapeError`, which is reported here prefixed with the op name so every
     message says which op and which shapes disagree.
 
-    Every op folds when its operands are constants (through its reference
-    semantics) and offers its canonical-form patterns, so upstream `canonicalize`
-    simplifies `df` programs. Both are imported lazily: they need the op classes.
+    Every op folds when its operands are constants (through its NumPy semantics,
+    `folding.fold_op`) and offers its canonical-form patterns, so upstream
+    `canonicalize` simplifies `df` programs.
     """
 
     irdl_options = (ParsePropInAttrDict(),)
@@ -46,13 +47,13 @@ class DfOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterfa
         self._verify_annotations()
 
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
-        from dflow.dialects.df.folding import fold_op
-
         return fold_op(self)
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from dflow.dialects.df.canonicalization import canonicalization_patterns
+        """The op's canonical forms, kept with the other rewrite patterns and imported
+        when `canonicalize` asks (as xDSL's ops import theirs)."""
+        from dflow.transforms.canonicalization_patterns.df import canonicalization_patterns
 
         return canonicalization_patterns(cls)
 

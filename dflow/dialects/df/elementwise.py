@@ -4,9 +4,10 @@ cast and addn."""
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -18,8 +19,11 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Commutative, Pure
 
-from dflow.dialects.df import shapes
+from dflow.dialects.df import reference, shapes
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.semantics import HasSemantics
 from dflow.dialects.df.shapes import ShapeError
 from dflow.dialects.df.traits import (
     CheapToRecompute,
@@ -41,10 +45,12 @@ from dflow.dialects.df.types import (
 Value = Operation | SSAValue
 
 
-class UnaryElementwiseOp(DfOp, abc.ABC):
+class UnaryElementwiseOp(DfOp, HasSemantics, abc.ABC):
     """`f(x)` elementwise; the result has the operand's type."""
 
     ELEMENTS: ClassVar[frozenset[Attribute]] = NUMBERS
+    NUMPY: ClassVar[Callable[..., Any]]
+    """The op's semantics: the NumPy function computing it."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -61,6 +67,9 @@ class UnaryElementwiseOp(DfOp, abc.ABC):
         require_elements("operand", element_of(self.input.type), self.ELEMENTS)
         require_result(self.result.type, static_tensor(self.input.type), [self.input.type])
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return self.NUMPY(inputs[0])
+
 
 class FloatUnaryOp(UnaryElementwiseOp, abc.ABC):
     """A unary op defined on real numbers only."""
@@ -71,68 +80,80 @@ class FloatUnaryOp(UnaryElementwiseOp, abc.ABC):
 @irdl_op_definition
 class NegOp(UnaryElementwiseOp):
     name = "df.neg"
+    NUMPY = staticmethod(np.negative)
 
 
 @irdl_op_definition
 class AbsOp(UnaryElementwiseOp):
     name = "df.abs"
+    NUMPY = staticmethod(np.abs)
 
 
 @irdl_op_definition
 class SquareOp(UnaryElementwiseOp):
     name = "df.square"
+    NUMPY = staticmethod(np.square)
 
 
 @irdl_op_definition
 class ReluOp(UnaryElementwiseOp):
     name = "df.relu"
+    NUMPY = staticmethod(reference.relu)
 
 
 @irdl_op_definition
 class IdentityOp(UnaryElementwiseOp):
     name = "df.identity"
+    NUMPY = staticmethod(np.copy)
     ELEMENTS: ClassVar[frozenset[Attribute]] = ALL_ELEMENTS
 
 
 @irdl_op_definition
 class ReciprocalOp(FloatUnaryOp):
     name = "df.reciprocal"
+    NUMPY = staticmethod(np.reciprocal)
     traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class ExpOp(FloatUnaryOp):
     name = "df.exp"
+    NUMPY = staticmethod(np.exp)
     traits = traits_def(FlopsPerElement(8))
 
 
 @irdl_op_definition
 class LogOp(FloatUnaryOp):
     name = "df.log"
+    NUMPY = staticmethod(np.log)
     traits = traits_def(FlopsPerElement(8))
 
 
 @irdl_op_definition
 class SqrtOp(FloatUnaryOp):
     name = "df.sqrt"
+    NUMPY = staticmethod(np.sqrt)
     traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class RsqrtOp(FloatUnaryOp):
     name = "df.rsqrt"
+    NUMPY = staticmethod(reference.rsqrt)
     traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class TanhOp(FloatUnaryOp):
     name = "df.tanh"
+    NUMPY = staticmethod(np.tanh)
     traits = traits_def(FlopsPerElement(8))
 
 
 @irdl_op_definition
 class SigmoidOp(FloatUnaryOp):
     name = "df.sigmoid"
+    NUMPY = staticmethod(reference.sigmoid)
     traits = traits_def(FlopsPerElement(8))
 
 
@@ -150,10 +171,12 @@ def common_element(operands: Sequence[Attribute]) -> Attribute:
     return elements.pop()
 
 
-class BinaryElementwiseOp(DfOp, abc.ABC):
+class BinaryElementwiseOp(DfOp, HasSemantics, abc.ABC):
     """`f(x, y)` elementwise with NumPy broadcasting; both operands share an element type."""
 
     ELEMENTS: ClassVar[frozenset[Attribute]] = NUMBERS
+    NUMPY: ClassVar[Callable[..., Any]]
+    """The op's semantics: the NumPy function computing it, broadcasting."""
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
@@ -182,6 +205,9 @@ class BinaryElementwiseOp(DfOp, abc.ABC):
         operands = (self.lhs.type, self.rhs.type)
         require_result(self.result.type, self.infer_type(*operands), operands)
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return self.NUMPY(inputs[0], inputs[1])
+
 
 class FloatBinaryOp(BinaryElementwiseOp, abc.ABC):
     ELEMENTS: ClassVar[frozenset[Attribute]] = FLOATS
@@ -190,41 +216,48 @@ class FloatBinaryOp(BinaryElementwiseOp, abc.ABC):
 @irdl_op_definition
 class AddOp(BinaryElementwiseOp):
     name = "df.add"
+    NUMPY = staticmethod(np.add)
     traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class SubOp(BinaryElementwiseOp):
     name = "df.sub"
+    NUMPY = staticmethod(np.subtract)
 
 
 @irdl_op_definition
 class MulOp(BinaryElementwiseOp):
     name = "df.mul"
+    NUMPY = staticmethod(np.multiply)
     traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class MaximumOp(BinaryElementwiseOp):
     name = "df.maximum"
+    NUMPY = staticmethod(np.maximum)
     traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class MinimumOp(BinaryElementwiseOp):
     name = "df.minimum"
+    NUMPY = staticmethod(np.minimum)
     traits = traits_def(Commutative())
 
 
 @irdl_op_definition
 class DivOp(FloatBinaryOp):
     name = "df.div"
+    NUMPY = staticmethod(np.divide)
     traits = traits_def(FlopsPerElement(4))
 
 
 @irdl_op_definition
 class PowOp(FloatBinaryOp):
     name = "df.pow"
+    NUMPY = staticmethod(np.power)
     traits = traits_def(FlopsPerElement(8))
 
 
@@ -241,31 +274,36 @@ class CompareOp(BinaryElementwiseOp, abc.ABC):
 @irdl_op_definition
 class GreaterOp(CompareOp):
     name = "df.greater"
+    NUMPY = staticmethod(np.greater)
 
 
 @irdl_op_definition
 class GreaterEqualOp(CompareOp):
     name = "df.greater_equal"
+    NUMPY = staticmethod(np.greater_equal)
 
 
 @irdl_op_definition
 class LessOp(CompareOp):
     name = "df.less"
+    NUMPY = staticmethod(np.less)
 
 
 @irdl_op_definition
 class LessEqualOp(CompareOp):
     name = "df.less_equal"
+    NUMPY = staticmethod(np.less_equal)
 
 
 @irdl_op_definition
 class EqualOp(CompareOp):
     name = "df.equal"
+    NUMPY = staticmethod(np.equal)
     traits = traits_def(Commutative())
 
 
 @irdl_op_definition
-class SelectOp(DfOp):
+class SelectOp(DfOp, HasSemantics):
     """`where(condition, on_true, on_false)` with all three broadcast together."""
 
     name = "df.select"
@@ -295,9 +333,12 @@ class SelectOp(DfOp):
         operands = (self.condition.type, self.on_true.type, self.on_false.type)
         require_result(self.result.type, self.infer_type(*operands), operands)
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return np.where(inputs[0], inputs[1], inputs[2])
+
 
 @irdl_op_definition
-class CastOp(DfOp):
+class CastOp(DfOp, HasSemantics):
     """Element type conversion (NumPy `astype`); the shape is kept."""
 
     name = "df.cast"
@@ -319,9 +360,17 @@ class CastOp(DfOp):
                 f"{self.input.type}"
             )
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        """`astype`; to i1 means `!= 0`. NaN or out-of-range floats to integers are
+        undefined."""
+        target = element_of(self.result.type)
+        if target == i1:
+            return inputs[0] != 0
+        return inputs[0].astype(numpy_dtype(target))
+
 
 @irdl_op_definition
-class AddNOp(DfOp):
+class AddNOp(DfOp, HasSemantics):
     """The sum of one or more tensors of one type."""
 
     name = "df.addn"
@@ -351,3 +400,10 @@ class AddNOp(DfOp):
                 raise ShapeError(
                     f"operand type {operand.type} differs from result type {self.result.type}"
                 )
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        """The operands summed left to right."""
+        total = inputs[0].copy()
+        for term in inputs[1:]:
+            total += term
+        return total

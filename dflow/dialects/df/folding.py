@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
-from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects.builtin import AnyDenseElement, DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.hints import isa
+from xdsl.traits import ConstantLike
 
-from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import Array, evaluate, from_array, has_semantics, to_array
+from dflow.dialects.df.arrays import from_array, to_array
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.semantics import evaluate, has_semantics
 from dflow.dialects.df.types import static_tensor
 
 DEFAULT_MAX_BYTES = 10 * 2**20
@@ -46,10 +47,11 @@ def stored_bytes(array: Array) -> int:
 
 
 def constant_operand(value: SSAValue) -> Array | None:
-    """The elements of `value` when a `df.constant` defines it, else None."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp):
-        return to_array(owner.value)
+    """The elements of `value` when a constant (a `ConstantLike` op with a dense
+    value, as `df.constant`) defines it, else None."""
+    attribute = ConstantLike.get_constant_value(value)
+    if isinstance(attribute, DenseIntOrFPElementsAttr):  # as isa(...), but fast
+        return to_array(cast(DenseIntOrFPElementsAttr[AnyDenseElement], attribute))
     return None
 
 
@@ -70,7 +72,7 @@ class FoldPolicy:
 
 def evaluate_constant_op(op: Operation) -> tuple[list[Array], Array] | None:
     """The constant inputs and the result of `op` when all its operands are constant."""
-    if isinstance(op, ConstantOp) or len(op.results) != 1 or not has_semantics(op):
+    if op.has_trait(ConstantLike) or len(op.results) != 1 or not has_semantics(op):
         return None
     inputs: list[Array] = []
     for operand in op.operands:
@@ -94,12 +96,3 @@ def fold_op(op: Operation, policy: FoldPolicy = FoldPolicy()) -> Sequence[Attrib
     if evaluated is None or not policy.allows(*evaluated):
         return None
     return (from_array(evaluated[1], static_tensor(op.results[0].type)),)
-
-
-class DfConstantMaterialization(ConstantMaterializationInterface):
-    """Builds `df.constant` for folded values, so upstream folding can use `df` folds."""
-
-    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
-        if isa(value, DenseIntOrFPElementsAttr[AnyDenseElement]) and value.type == type:
-            return ConstantOp(value)
-        return None

@@ -1,10 +1,13 @@
-"""`df.constant`: a tensor literal."""
+"""`df.constant`: a tensor literal, and how folded values become one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
+from xdsl.dialects.builtin import AnyDenseElement, DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     AnyAttr,
     ParamAttrConstraint,
@@ -16,12 +19,16 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.traits import ConstantLike, Pure
+from xdsl.utils.hints import isa
 
+from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.base import DfOp
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.semantics import HasSemantics
 
 
 @irdl_op_definition
-class ConstantOp(DfOp):
+class ConstantOp(DfOp, HasSemantics):
     """A dense tensor literal; its type is the value's type.
 
     `%c = df.constant dense<[1.0, 2.0]> : tensor<2xf32>`, or a splat `dense<0.0>`.
@@ -41,3 +48,20 @@ class ConstantOp(DfOp):
 
     def verify_types(self) -> None:
         """The value's type is the result type, checked by the shared constraint."""
+
+    def fold(self) -> Sequence[Attribute]:
+        """A constant folds to its value (so `ConstantLike.get_constant_value` reads
+        it); upstream folding never replaces a constant by itself."""
+        return (self.value,)
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return to_array(self.value)
+
+
+class DfConstantMaterialization(ConstantMaterializationInterface):
+    """Builds `df.constant` for folded values, so upstream folding can use `df` folds."""
+
+    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
+        if isa(value, DenseIntOrFPElementsAttr[AnyDenseElement]) and value.type == type:
+            return ConstantOp(value)
+        return None

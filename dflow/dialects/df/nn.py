@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -17,9 +18,11 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from dflow.dialects.df import shapes
+from dflow.dialects.df import reference, shapes
 from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
 from dflow.dialects.df.elementwise import common_element
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.semantics import HasSemantics
 from dflow.dialects.df.shapes import ShapeError
 from dflow.dialects.df.traits import EpilogueHead
 from dflow.dialects.df.types import (
@@ -44,7 +47,7 @@ def _type(value: Value) -> Attribute:
 
 
 @irdl_op_definition
-class MatmulOp(DfOp):
+class MatmulOp(DfOp, HasSemantics):
     """`A·B` on the last two axes, optionally transposing either; leading axes are a batch."""
 
     name = "df.matmul"
@@ -84,6 +87,11 @@ class MatmulOp(DfOp):
         operands = (self.lhs.type, self.rhs.type)
         expected = self.infer_type(*operands, flag(self.transpose_a), flag(self.transpose_b))
         require_result(self.result.type, expected, operands)
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.matmul(
+            inputs[0], inputs[1], flag(self.transpose_a), flag(self.transpose_b)
+        )
 
 
 def _values(attr: DenseArrayBase[IntegerType]) -> tuple[int, ...]:
@@ -150,7 +158,7 @@ def conv2d_type(
 
 
 @irdl_op_definition
-class Conv2DOp(ConvolutionOp):
+class Conv2DOp(ConvolutionOp, HasSemantics):
     """2-D convolution (cross-correlation): NCHW input, OIHW filter, optional bias [O]."""
 
     name = "df.conv2d"
@@ -193,9 +201,21 @@ class Conv2DOp(ConvolutionOp):
                 )
         require_result(self.result.type, expected, operands)
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        bias = inputs[2] if len(inputs) == 3 else None
+        return reference.conv2d(
+            inputs[0],
+            inputs[1],
+            bias,
+            self.stride_values,
+            self.pad_values,
+            self.dilation_values,
+            shape_of(self.result.type)[2:],
+        )
+
 
 @irdl_op_definition
-class Conv2DGradInputOp(ConvolutionOp):
+class Conv2DGradInputOp(ConvolutionOp, HasSemantics):
     """Gradient of conv2d with respect to its input: (d_output, filter) → d_input.
 
     The result type names the input shape, which strides make ambiguous.
@@ -233,9 +253,19 @@ class Conv2DGradInputOp(ConvolutionOp):
                 f"conv2d output of input {self.result.type} and filter {self.filter.type}"
             )
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.conv2d_grad_input(
+            inputs[0],
+            inputs[1],
+            shape_of(self.result.type),
+            self.stride_values,
+            self.pad_values,
+            self.dilation_values,
+        )
+
 
 @irdl_op_definition
-class Conv2DGradFilterOp(ConvolutionOp):
+class Conv2DGradFilterOp(ConvolutionOp, HasSemantics):
     """Gradient of conv2d with respect to its filter: (input, d_output) → d_filter."""
 
     name = "df.conv2d_grad_filter"
@@ -269,6 +299,16 @@ class Conv2DGradFilterOp(ConvolutionOp):
                 f"output gradient {self.output_grad.type} does not match {expected}, the "
                 f"conv2d output of input {self.input.type} and filter {self.result.type}"
             )
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.conv2d_grad_filter(
+            inputs[0],
+            inputs[1],
+            shape_of(self.result.type),
+            self.stride_values,
+            self.pad_values,
+            self.dilation_values,
+        )
 
 
 def _pool_properties(
@@ -304,8 +344,11 @@ class PoolingOp(WindowOp, abc.ABC):
             )
 
 
-class Pool2DOp(PoolingOp, abc.ABC):
+class Pool2DOp(PoolingOp, HasSemantics, abc.ABC):
     """2-D pooling over NCHW: a `kernel` window moved by `strides` over a padded input."""
+
+    POOL: ClassVar[Callable[..., Any]]
+    """The op's semantics: the NumPy kernel of `reference.py` pooling each window."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -338,12 +381,22 @@ class Pool2DOp(PoolingOp, abc.ABC):
     def verify_types(self) -> None:
         require_result(self.result.type, self.pooled_type(self.input.type), [self.input.type])
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return self.POOL(
+            inputs[0],
+            self.kernel_values,
+            self.stride_values,
+            self.pad_values,
+            shape_of(self.result.type)[2:],
+        )
+
 
 @irdl_op_definition
 class MaxPool2DOp(Pool2DOp):
     """Maximum over each window; padding never wins."""
 
     name = "df.max_pool2d"
+    POOL = staticmethod(reference.max_pool2d)
 
 
 @irdl_op_definition
@@ -351,10 +404,11 @@ class AvgPool2DOp(Pool2DOp):
     """Mean over each window, counting only elements inside the input (not padding)."""
 
     name = "df.avg_pool2d"
+    POOL = staticmethod(reference.avg_pool2d)
 
 
 @irdl_op_definition
-class MaxPool2DGradOp(PoolingOp):
+class MaxPool2DGradOp(PoolingOp, HasSemantics):
     """Gradient of max_pool2d: (input, d_output) → d_input.
 
     Each window's gradient goes to the first position (in row-major window order)
@@ -388,9 +442,14 @@ class MaxPool2DGradOp(PoolingOp):
         self.require_output_grad(self.output_grad.type, self.input.type)
         require_result(self.result.type, static_tensor(self.input.type), [self.input.type])
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.max_pool2d_grad(
+            inputs[0], inputs[1], self.kernel_values, self.stride_values, self.pad_values
+        )
+
 
 @irdl_op_definition
-class AvgPool2DGradOp(PoolingOp):
+class AvgPool2DGradOp(PoolingOp, HasSemantics):
     """Gradient of avg_pool2d: d_output → d_input, each window's gradient spread evenly
     over its elements inside the input. The result type names the input shape."""
 
@@ -418,3 +477,12 @@ class AvgPool2DGradOp(PoolingOp):
 
     def verify_types(self) -> None:
         self.require_output_grad(self.output_grad.type, self.result.type)
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.avg_pool2d_grad(
+            inputs[0],
+            shape_of(self.result.type),
+            self.kernel_values,
+            self.stride_values,
+            self.pad_values,
+        )

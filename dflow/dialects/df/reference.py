@@ -16,6 +16,16 @@ from numpy.typing import NDArray
 Array = NDArray[Any]
 
 
+def relu(x: Array) -> Array:
+    """`max(x, 0)` in `x`'s dtype; NaN stays NaN."""
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+def rsqrt(x: Array) -> Array:
+    """`1 / sqrt(x)`."""
+    return np.reciprocal(np.sqrt(x))
+
+
 def sigmoid(x: Array) -> Array:
     """`1 / (1 + exp(-x))` without overflow or cancellation: with `z = exp(-|x|)`,
     `1 / (1 + z)` for x >= 0 and `z / (1 + z)` below."""

@@ -4,9 +4,10 @@ concat and slice."""
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -20,9 +21,11 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
-from dflow.dialects.df import shapes
+from dflow.dialects.df import reference, shapes
 from dflow.dialects.df.base import FUNCTIONAL_SYNTAX, DfOp, require_elements, require_result
 from dflow.dialects.df.elementwise import common_element
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.semantics import HasSemantics
 from dflow.dialects.df.shapes import ShapeError, format_shape
 from dflow.dialects.df.traits import CheapToRecompute, Reduction, ViewLike
 from dflow.dialects.df.types import (
@@ -43,7 +46,7 @@ def _type(value: Value) -> Attribute:
     return SSAValue.get(value).type
 
 
-class UnaryShapeOp(DfOp, abc.ABC):
+class UnaryShapeOp(DfOp, HasSemantics, abc.ABC):
     """One tensor in, one out, of the operand's element type."""
 
     input = operand_def(TensorType)
@@ -83,6 +86,9 @@ class TransposeOp(UnaryShapeOp):
         expected = TensorType(element_of(self.input.type), shape)
         require_result(self.result.type, expected, [self.input.type])
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return np.transpose(inputs[0], self.perm_values)
+
 
 @irdl_op_definition
 class ReshapeOp(UnaryShapeOp):
@@ -105,6 +111,9 @@ class ReshapeOp(UnaryShapeOp):
                 f"to {format_shape(target)} ({shapes.num_elements(target)} elements)"
             )
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return inputs[0].reshape(shape_of(self.result.type))
+
 
 @irdl_op_definition
 class BroadcastToOp(UnaryShapeOp):
@@ -124,11 +133,16 @@ class BroadcastToOp(UnaryShapeOp):
         if not shapes.broadcasts_to(source, target):
             raise ShapeError(f"{format_shape(source)} does not broadcast to {format_shape(target)}")
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return np.broadcast_to(inputs[0], shape_of(self.result.type))
+
 
 class ReduceOp(UnaryShapeOp, abc.ABC):
     """Reduce over `axes` (all axes when absent; negative axes count from the end)."""
 
     ELEMENTS: ClassVar[frozenset[Attribute]] = NUMBERS
+    NUMPY: ClassVar[Callable[..., Any]]
+    """The op's semantics: the NumPy reduction (`axis`, `keepdims`) computing it."""
     axes = opt_prop_def(DenseArrayBase[IntegerType])
     keepdims = prop_def(BoolAttr, default_value=bool_attr(False))
     traits = traits_def(Reduction())
@@ -164,21 +178,28 @@ class ReduceOp(UnaryShapeOp, abc.ABC):
         expected = TensorType(element_of(self.input.type), shape)
         require_result(self.result.type, expected, [self.input.type])
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        """Over an empty axis: sum 0, mean NaN (0 / 0), max the lowest value of the type."""
+        return self.NUMPY(inputs[0], self.reduced_axes, keepdims=flag(self.keepdims))
+
 
 @irdl_op_definition
 class ReduceSumOp(ReduceOp):
     name = "df.reduce_sum"
+    NUMPY = staticmethod(np.sum)
 
 
 @irdl_op_definition
 class ReduceMeanOp(ReduceOp):
     name = "df.reduce_mean"
+    NUMPY = staticmethod(np.mean)
     ELEMENTS: ClassVar[frozenset[Attribute]] = FLOATS
 
 
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):
     name = "df.reduce_max"
+    NUMPY = staticmethod(reference.reduce_max)
 
 
 @irdl_op_definition
@@ -208,9 +229,12 @@ class SoftmaxOp(UnaryShapeOp):
             [self.input.type],
         )
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.softmax(inputs[0], self.axis_value)
+
 
 @irdl_op_definition
-class ConcatOp(DfOp):
+class ConcatOp(DfOp, HasSemantics):
     """`numpy.concatenate(inputs, axis)`."""
 
     name = "df.concat"
@@ -244,6 +268,9 @@ class ConcatOp(DfOp):
         operands = [v.type for v in self.inputs]
         require_result(self.result.type, self.infer_type(operands, self.axis.value.data), operands)
 
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return np.concatenate(inputs, axis=self.axis_value)
+
 
 @irdl_op_definition
 class SliceOp(UnaryShapeOp):
@@ -274,3 +301,6 @@ class SliceOp(UnaryShapeOp):
         shape = shapes.slice_(shape_of(self.input.type), self.start_values, self.limit_values)
         expected = TensorType(element_of(self.input.type), shape)
         require_result(self.result.type, expected, [self.input.type])
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return inputs[0][tuple(map(slice, self.start_values, self.limit_values))]

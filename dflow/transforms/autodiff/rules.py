@@ -24,8 +24,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from dflow.dialects.df import annotations, nn
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import shape_ops as so
+from dflow.dialects.df.arrays import from_array, numpy_dtype
 from dflow.dialects.df.leaves import ConstantOp
-from dflow.dialects.df.semantics import from_array, numpy_dtype
 from dflow.dialects.df.types import element_of, flag, shape_of, static_tensor
 
 OpT = TypeVar("OpT", bound=Operation)

@@ -1,49 +1,26 @@
 """Canonical forms of `df` ops: the exact rewrites upstream `canonicalize` applies.
 
 Each pattern is one identity that holds bit for bit, for every input including NaN
-and ±Inf, and keeps the result's exact type. The arithmetic optimizer
-(`df-simplify-arith`) runs these and adds rewrites that look at constants.
+and ±Inf, and keeps the result's exact type. The ops offer them through xDSL's
+canonicalization interface (`DfOp.get_canonicalization_patterns` looks them up
+here, as xDSL's own ops import theirs); the arithmetic optimizer
+(`df-simplify-arith`) runs them too and adds rewrites that look at constants.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from dflow.dialects.df import annotations
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.types import shape_of
-
-
-def forward(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> bool:
-    """Replace `op`'s single result by `value` when the types agree exactly."""
-    if value.type != op.results[0].type:
-        return False
-    rewriter.replace(op, [], [value])
-    return True
-
-
-def replace_keeping_annotations(
-    rewriter: PatternRewriter, op: Operation, new_ops: Sequence[Operation]
-) -> bool:
-    """Replace `op` by `new_ops` (the last gives the result) when its result has the
-    exact type of `op`'s; the new ops inherit `op`'s discardable attributes
-    (placement, hints, backward marks). Returns whether it replaced."""
-    if new_ops[-1].results[0].type != op.results[0].type:
-        return False
-    for new_op in new_ops:
-        for name, value in op.attributes.items():
-            new_op.attributes.setdefault(name, value)
-    rewriter.replace(op, new_ops)
-    return True
-
-
-def producer(value: SSAValue, kind: type[Operation]) -> Operation | None:
-    owner = value.owner
-    return owner if isinstance(owner, kind) else None
+from dflow.transforms.canonicalization_patterns.utils import (
+    forward,
+    producer,
+    replace_keeping_annotations,
+)
 
 
 class EraseIdentity(RewritePattern):

@@ -1,0 +1,64 @@
+"""Tensor values as NumPy arrays: the dtype of each df element type, and dense
+attributes to and from arrays, bit for bit (`i1` as one byte each, true as -1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    TensorType,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.hints import isa
+
+from dflow.dialects.df.reference import Array
+from dflow.dialects.df.types import static_tensor
+
+_DTYPES: dict[Attribute, np.dtype[Any]] = {
+    f32: np.dtype(np.float32),
+    f64: np.dtype(np.float64),
+    i32: np.dtype(np.int32),
+    i64: np.dtype(np.int64),
+    i1: np.dtype(np.bool_),
+}
+
+
+def numpy_dtype(element: Attribute) -> np.dtype[Any]:
+    """The NumPy dtype holding a df element type."""
+    return _DTYPES[element]
+
+
+def element_type_of(dtype: np.dtype[Any]) -> Attribute:
+    """The df element type of a NumPy dtype; KeyError when there is none."""
+    return next(element for element, d in _DTYPES.items() if d == dtype)
+
+
+def to_array(value: DenseIntOrFPElementsAttr) -> Array:
+    """The elements of a dense attribute as a new NumPy array of its shape."""
+    type = static_tensor(value.type)
+    if type.element_type == i1:
+        flat = np.frombuffer(value.data.data, dtype=np.int8) != 0
+    else:
+        flat = np.frombuffer(
+            value.data.data, dtype=numpy_dtype(type.element_type).newbyteorder("<")
+        )
+    return flat.reshape(type.get_shape()).astype(numpy_dtype(type.element_type))
+
+
+def from_array(array: Array, type: TensorType[Attribute]) -> DenseIntOrFPElementsAttr:
+    """A dense attribute of `type` holding `array` (cast to the element type)."""
+    values = np.asarray(array, dtype=numpy_dtype(type.element_type))
+    if type.element_type == i1:  # xDSL stores i1 as one byte each, true as -1
+        values = np.where(values, -1, 0).astype(np.int8)
+    data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes()
+    assert isa(type, TensorType[AnyDenseElement])
+    return DenseIntOrFPElementsAttr(type, BytesAttr(data))
