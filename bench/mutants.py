@@ -1,13 +1,14 @@
 """Mutation run: does the test suite notice when the compiler's source is wrong?
 
-    python bench/mutants.py [--only dialects|transforms|lowering|PATH] [--limit N]
+    python bench/mutants.py [--only dflow/dialects|dflow/transforms|...|PATH] [--limit N]
                             [--seed S] [--timeout SECONDS] [--list]
 
-Each mutant is one small, targeted change to a module of `dialects/`, `transforms/`
-or `lowering/`: a comparison swapped (`<` and `<=`, `==` and `!=`), `and` and `or`
-swapped, `True` and `False` swapped, `not` dropped, `+` and `-` swapped, a `+ 1` or
-`- 1` dropped, a function swapped for its twin (`maximum` for `fmax`, `max` for
-`min`, `all` for `any`, ...), or a `raise` deleted. The mutants are applied one at a
+Each mutant is one small, targeted change to a module of `dflow/dialects/`,
+`interpreters/`, `analysis/`, `transforms/` or `lowering/`: a comparison swapped
+(`<` and `<=`, `==` and `!=`), `and` and `or` swapped, `True` and `False` swapped,
+`not` dropped, `+` and `-` swapped, a `+ 1` or `- 1` dropped, a function swapped
+for its twin (`maximum` for `fmax`, `max` for `min`, `all` for `any`, ...), or a
+`raise` deleted. The mutants are applied one at a
 time to a copy of the committed tree (`git archive HEAD` in a temporary folder: the
 checkout itself is never touched), and the fast tests mapped to the mutated module
 (`TESTS`: pytest files and lit files) run there, stopping at the first failure and
@@ -43,7 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("dialects", "transforms", "lowering")
+SOURCES = (
+    "dflow/dialects",
+    "dflow/interpreters",
+    "dflow/analysis",
+    "dflow/transforms",
+    "dflow/lowering",
+)
 
 _LIT_DF = "tests/filecheck/dialects/df"
 _VERIFIERS = ("tests/test_shapes.py", "tests/test_semantics.py", _LIT_DF)
@@ -53,37 +60,47 @@ _LOWERED = (
 )
 
 TESTS: dict[str, tuple[str, ...]] = {
-    "dialects/df/shapes.py": ("tests/test_shapes.py", _LIT_DF),
-    "dialects/df/base.py": _VERIFIERS,
-    "dialects/df/types.py": _VERIFIERS,
-    "dialects/df/elementwise.py": _VERIFIERS,
-    "dialects/df/nn.py": _VERIFIERS,
-    "dialects/df/shape_ops.py": _VERIFIERS,
-    "dialects/df/leaves.py": _VERIFIERS,
-    "dialects/df/semantics.py": ("tests/test_semantics.py", "tests/test_folding.py"),
-    "dialects/df/reference.py": ("tests/test_semantics.py",),
-    "dialects/df/interpreter.py": ("tests/test_semantics.py", "tests/test_partition.py"),
-    "dialects/df/folding.py": ("tests/test_folding.py", "tests/filecheck/transforms"),
-    "dialects/df/canonicalization.py": (
+    "dflow/dialects/df/shapes.py": ("tests/test_shapes.py", _LIT_DF),
+    "dflow/dialects/df/base.py": _VERIFIERS,
+    "dflow/dialects/df/types.py": _VERIFIERS,
+    "dflow/dialects/df/elementwise.py": _VERIFIERS,
+    "dflow/dialects/df/nn.py": _VERIFIERS,
+    "dflow/dialects/df/shape_ops.py": _VERIFIERS,
+    "dflow/dialects/df/constant.py": _VERIFIERS,
+    "dflow/dialects/df/semantics.py": ("tests/test_semantics.py", "tests/test_folding.py"),
+    "dflow/dialects/df/arrays.py": ("tests/test_semantics.py", "tests/test_folding.py"),
+    "dflow/dialects/df/reference.py": ("tests/test_semantics.py",),
+    "dflow/dialects/df/traits.py": ("tests/test_memory_plan.py", "tests/test_fuse.py"),
+    "dflow/dialects/df/folding.py": ("tests/test_folding.py", "tests/filecheck/transforms"),
+    "dflow/dialects/df/fusion.py": ("tests/test_fuse.py", _LIT_DF),
+    "dflow/dialects/df/communication.py": (_LIT_DF, "tests/test_partition.py"),
+    "dflow/dialects/df/annotations.py": (_LIT_DF,),
+    "dflow/dialects/devices.py": ("tests/test_placement.py", _LIT_DF),
+    "dflow/dialects/dfrt.py": ("tests/test_dfrt.py", "tests/filecheck/dialects/dfrt"),
+    "dflow/interpreters": ("tests/test_semantics.py", "tests/test_partition.py"),
+    "dflow/analysis/cost_model.py": ("tests/test_placement.py",),
+    "dflow/analysis": ("tests/test_memory_plan.py",),
+    "dflow/analysis/function_schedule.py": (
+        "tests/test_memory_plan.py",
+        "tests/filecheck/lowering",
+    ),
+    "dflow/transforms/canonicalization_patterns": (
         "tests/filecheck/transforms/canonicalize.mlir",
         "tests/test_transform_differential.py",
     ),
-    "dialects/df/capabilities.py": ("tests/test_placement.py",),
-    "dialects/df/fusion.py": ("tests/test_fuse.py", _LIT_DF),
-    "dialects/df/communication.py": (_LIT_DF, "tests/test_partition.py"),
-    "dialects/df/annotations.py": (_LIT_DF,),
-    "dialects/dfrt.py": ("tests/test_dfrt.py", "tests/filecheck/dialects/dfrt"),
-    "transforms/autodiff": ("tests/test_autodiff.py", "tests/filecheck/transforms"),
-    "transforms/placement": ("tests/test_placement.py", "tests/filecheck/transforms"),
-    "transforms/recompute": ("tests/test_recompute.py", "tests/filecheck/transforms"),
-    "transforms/fold_constants.py": ("tests/test_folding.py", "tests/filecheck/transforms"),
-    "transforms": ("tests/filecheck/transforms", "tests/test_transform_differential.py"),
-    "lowering/memory_plan.py": ("tests/test_memory_plan.py",),
-    "lowering/plan_buffers.py": ("tests/test_memory_plan.py", "tests/filecheck/lowering"),
-    "lowering/partition.py": ("tests/test_partition.py", "tests/filecheck/lowering"),
-    "lowering/fuse.py": ("tests/test_fuse.py", "tests/filecheck/lowering"),
-    "lowering/inline.py": ("tests/filecheck/lowering",),
-    "lowering": _LOWERED,
+    "dflow/transforms/autodiff": ("tests/test_autodiff.py", "tests/filecheck/transforms"),
+    "dflow/transforms/placement": ("tests/test_placement.py", "tests/filecheck/transforms"),
+    "dflow/transforms/recompute": ("tests/test_recompute.py", "tests/filecheck/transforms"),
+    "dflow/transforms/fold_constants.py": (
+        "tests/test_folding.py",
+        "tests/filecheck/transforms",
+    ),
+    "dflow/transforms": ("tests/filecheck/transforms", "tests/test_transform_differential.py"),
+    "dflow/lowering/plan_buffers.py": ("tests/test_memory_plan.py", "tests/filecheck/lowering"),
+    "dflow/lowering/partition.py": ("tests/test_partition.py", "tests/filecheck/lowering"),
+    "dflow/lowering/fuse.py": ("tests/test_fuse.py", "tests/filecheck/lowering"),
+    "dflow/lowering/inline.py": ("tests/filecheck/lowering",),
+    "dflow/lowering": _LOWERED,
 }
 """Source path prefix -> the tests that judge it (the longest prefix wins): pytest
 files (`FILE -k EXPRESSION` for a selection), lit files or folders."""
@@ -343,7 +360,9 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Mutation run over dialects/, transforms/, lowering/."
     )
-    parser.add_argument("--only", help="dialects, transforms, lowering, or a path under them")
+    parser.add_argument(
+        "--only", help="a path under dflow/ (dflow/dialects, dflow/lowering/fuse.py)"
+    )
     parser.add_argument("--limit", type=int, help="run a random sample of this many mutants")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per mutant")

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
 ruff check .
 ruff format --check .
-pyright --project pyproject.toml
+# pyright checks against the interpreter that runs the tests (where xDSL and numba are
+# installed), whichever environment pyright itself was installed in.
+pyright --project pyproject.toml --pythonpath "$(python3 -c 'import sys; print(sys.executable)')"
 lit -sv tests/filecheck
 python3 -m pytest

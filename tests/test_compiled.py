@@ -15,7 +15,11 @@ the `dflow compile` / compiled `dflow run` command line.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -29,6 +33,7 @@ from graphgen import random_graph
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
+from dflow.backend.numba.module import emit_modules
 from dflow.dialects import df
 from dflow.driver import compiler
 from dflow.driver.compiler import compile_module, compiled_program, write_modules
@@ -39,7 +44,6 @@ from dflow.driver.source import parse_module
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 from dflow.frontend.builder import element_type
 from dflow.interpreters.df import run_function
-from dflow.lowering.emit_numba import emit_modules
 from dflow.runtime import Program, ProgramError, load_program
 from dflow.runtime.library import cpu as cpu_library
 from dflow.runtime.library.blas import SGEMM
@@ -1190,6 +1194,44 @@ def test_written_modules_are_stamped_with_the_compiler(
         sources["cpu_0.py"]
     )
     assert second.startswith("# dflow compiler and runtime bbbb") and second != first
+
+
+def test_editing_placement_or_the_pipeline_misses_the_cache(tmp_path: Path) -> None:
+    """The cache key covers every module whose change alters what is compiled: a
+    copy of dflow run twice hits its entry; after an edit of a placement rule, and
+    again after one of the lowering pipeline's definition, it compiles a new one."""
+    package = tmp_path / "src" / "dflow"
+    shutil.copytree(ROOT / "dflow", package, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    environment = {**os.environ, "PYTHONPATH": str(package.parent), "DFLOW_CACHE_DIR": str(cache)}
+    command = [sys.executable, "-m", "dflow", "run", str(ROOT / "examples" / "towers.mlir")]
+
+    def entries_after_a_run() -> set[str]:
+        run = subprocess.run(
+            [*command, "--devices", "cpu:0,cpu:1"],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=tmp_path,
+            env=environment,
+            timeout=300,
+        )
+        assert run.returncode == 0, run.stderr
+        return {entry.name for entry in cache.iterdir() if not entry.name.startswith(".")}
+
+    first = entries_after_a_run()
+    assert entries_after_a_run() == first and len(first) == 1
+    rule = package / "transforms" / "placement" / "colocation.py"
+    rule.write_text(rule.read_text() + "\n# an edited placement rule\n")
+    second = entries_after_a_run()
+    assert len(second) == 2 and first < second
+    pipeline = package / "driver" / "compiler.py"
+    text = pipeline.read_text()
+    assert '"df-inline,df-prune,df-fuse,' in text
+    pipeline.write_text(
+        text.replace('"df-inline,df-prune,df-fuse,', '"df-inline,df-prune,df-prune,df-fuse,')
+    )
+    assert len(entries_after_a_run()) == 3
 
 
 def test_cli_compile_writes_an_importable_module(tmp_path: Path) -> None:

@@ -137,7 +137,7 @@ def _one_error_line(argv: list[str], pattern: str) -> None:
 
 
 def test_attribute_of_the_wrong_kind_while_parsing(tmp_path: Path) -> None:
-    """A lit chunk (invalid_leaves.mlir): xDSL raises VerifyException from inside its
+    """A lit chunk (invalid_constant.mlir): xDSL raises VerifyException from inside its
     parser for an attribute of the wrong kind; it was an internal error, exit 2."""
     path = tmp_path / "vector.mlir"
     path.write_text(

@@ -42,7 +42,7 @@ from dflow.analysis.liveness import (
 from dflow.analysis.memory_plan import MemoryPlan, plan
 from dflow.analysis.packing import PACKERS, FreeList, arena_size
 from dflow.dialects.df.arrays import numpy_dtype
-from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.semantics import evaluate
 from dflow.dialects.df.types import i64_array, static_tensor
 from dflow.driver.cli import main

@@ -22,8 +22,8 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from dflow.dialects.df.arrays import to_array
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import stored_bytes
-from dflow.dialects.df.leaves import ConstantOp
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from dflow.backend.numba.module import emit_modules, module_file_name
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import devices_for, is_partitioned, split_for_devices
 from dflow.driver.pipeline import apply_pipeline
-from dflow.lowering.emit_numba import emit_modules, module_file_name
 from dflow.runtime import Program, load_program
 from dflow.runtime.library.openblas import numpy_openblas
 from dflow.runtime.program import DEVICE_MODULE

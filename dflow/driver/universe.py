@@ -58,7 +58,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     def get_numba() -> type[Target]:
-        from dflow.lowering.emit_numba import NumbaTarget
+        from dflow.backend.numba.module import NumbaTarget
 
         return NumbaTarget
 

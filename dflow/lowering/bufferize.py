@@ -2,12 +2,15 @@
 
     xdsl-opt fused.mlir -p 'df-bufferize'
 
-For each graph function (of each device module, once partitioned), every
-`df.fused` and every other computing op (all but `df.constant`, `df.send`,
-`df.recv` and the terminator) gets a kernel, but a reshape the planner makes a
-view of its input (`plan_buffers.view_source`): a private `func.func` of
-the same module over memrefs, named after the group (`fused_add_0`) or the op
-(`matmul_3`), built by `lowering/kernels.py`. The graph op stays, on tensors,
+Unlike MLIR's one-shot bufferization, which rewrites tensor ops into memref ops in
+place, this pass *outlines*: the buffer form of each computation is a new kernel
+function, and the graph stays on tensors beside it. For each graph function (of
+each device module, once partitioned), every `df.fused` and every other computing
+op (all but `df.constant`, `df.send`, `df.recv` and the terminator) gets a kernel,
+but a view the planner makes of its input (`function_schedule.view_source`): a
+private `func.func` of the same module over memrefs, named after the group
+(`fused_add_0`) or the op (`matmul_3`), built by `lowering/kernels/`. The graph op
+stays, on tensors,
 and records its kernel in `df.kernel = @name`, so the graph is still the
 program the interpreter runs, and `df-plan-buffers` then `df-lower-host` turn
 it into host calls. The library routines the kernels call are declared once per
@@ -31,8 +34,8 @@ from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df.annotations import KERNEL
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
-from dflow.lowering.kernel_names import KernelNames
-from dflow.lowering.kernels import Group, Library, build_kernel, is_kernel_op
+from dflow.lowering.kernels.builder import Group, Library, build_kernel, is_kernel_op
+from dflow.lowering.kernels.names import KernelNames
 
 _fail = pass_failure("df-bufferize")
 

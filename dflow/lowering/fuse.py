@@ -65,11 +65,11 @@ from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import annotations
 from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.communication import RecvOp, SendOp
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import is_splat
 from dflow.dialects.df.fusion import FusedOp, YieldOp
-from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.traits import Elementwise, EpilogueHead, Reduction
-from dflow.lowering.kernel_names import KernelNames
+from dflow.lowering.kernels.names import KernelNames
 
 DEFAULT_MAX_OPS = 64
 

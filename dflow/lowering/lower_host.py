@@ -48,9 +48,9 @@ from dflow.dialects import dfrt
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
 from dflow.dialects.df.communication import RecvOp, SendOp
-from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
-from dflow.lowering.kernels import buffer_type
+from dflow.lowering.kernels.builder import buffer_type
 
 _fail = pass_failure("df-lower-host")
 

@@ -24,13 +24,13 @@ from dflow.analysis.failures import pass_failure
 from dflow.analysis.statistics import ModuleSize, PassStatistics
 from dflow.dialects.df.arrays import from_array, to_array
 from dflow.dialects.df.base import DfOp
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import (
     DEFAULT_MAX_BYTES,
     FoldPolicy,
     evaluate_constant_op,
     stored_bytes,
 )
-from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.types import static_tensor
 from dflow.transforms.canonicalization_patterns.utils import replace_keeping_annotations
 from dflow.transforms.rewriting import apply_patterns

@@ -14,7 +14,7 @@ differently or overflow at other points.
     xdsl-opt prog.mlir -p 'df-simplify-arith{fastmath=false stats=true}'
 
 The pass also applies the dialect's canonical forms (double negation, transpose
-and reshape chains, no-op casts, ...; see `dialects/df/canonicalization.py`).
+and reshape chains, no-op casts, ...; see `transforms/canonicalization_patterns/df.py`).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import nn
 from dflow.dialects.df.arrays import from_array, numpy_dtype
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import constant_operand, is_splat
-from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.reference import Array
 from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
 from dflow.transforms.canonicalization_patterns.df import all_canonicalization_patterns

@@ -1,13 +1,15 @@
 """The `df` dialect: tensor dataflow ops at the graph level.
 
-Ops are split by family (elementwise, nn, shape_ops, leaves, communication, and
-fusion: the op holding a fusion group); `shapes` holds the shape rules they share
-with passes. `DF` is the dialect.
+Ops are split by family (elementwise, nn, shape_ops, constant, communication, and
+fusion: the op holding a fusion group); each states its verifier, its NumPy
+semantics and its traits (`traits.py`). `shapes` holds the shape rules they share
+with passes, `types` the element types. `DF` is the dialect.
 """
 
 from xdsl.ir import Dialect
 
 from dflow.dialects.df.communication import RecvOp, SendOp, TransferOp
+from dflow.dialects.df.constant import ConstantOp, DfConstantMaterialization
 from dflow.dialects.df.elementwise import (
     AbsOp,
     AddNOp,
@@ -41,7 +43,6 @@ from dflow.dialects.df.elementwise import (
     UnaryElementwiseOp,
 )
 from dflow.dialects.df.fusion import FusedOp, YieldOp
-from dflow.dialects.df.leaves import ConstantOp, DfConstantMaterialization
 from dflow.dialects.df.nn import (
     AvgPool2DGradOp,
     AvgPool2DOp,

@@ -53,6 +53,13 @@ def graph_functions(scope: ModuleOp) -> list[FuncOp]:
     ]
 
 
+def kernel_functions(scope: ModuleOp) -> list[FuncOp]:
+    """The kernels `df-bufferize` outlined into `scope` (marked `df.kernel`)."""
+    return [
+        op for op in scope.ops if isinstance(op, FuncOp) and annotations.KERNEL in op.attributes
+    ]
+
+
 def device_modules(module: ModuleOp) -> list[tuple[str, ModuleOp]]:
     """The (device, nested module) pairs of a partitioned module, in order; none for
     a module that is not partitioned."""

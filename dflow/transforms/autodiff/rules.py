@@ -25,7 +25,7 @@ from dflow.dialects.df import annotations, nn
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.arrays import from_array, numpy_dtype
-from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.types import element_of, flag, shape_of, static_tensor
 
 OpT = TypeVar("OpT", bound=Operation)

@@ -1,10 +1,11 @@
 """`df-place-devices`: device placement of `df` ops.
 
-`pass_` holds the pass and the rules; `colocation` the union-find groups and
-their constraint chains; `cost_model` the time of ops and transfers;
-`schedule` HEFT list scheduling; `report` the JSON report and the stats table.
+`place_devices` holds the pass and the rules; `colocation` the union-find groups
+and their constraint chains; `schedule` HEFT list scheduling under the cost model
+(`analysis/cost_model.py`); `report` the JSON report and the stats table. Which
+ops a device can run is its target's to say (`backend/numba/capabilities.py`).
 """
 
-from dflow.transforms.placement.pass_ import PlaceDevicesPass
+from dflow.transforms.placement.place_devices import PlaceDevicesPass
 
 __all__ = ["PlaceDevicesPass"]

@@ -27,7 +27,7 @@ from xdsl.traits import Pure
 
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp
-from dflow.dialects.df.leaves import ConstantOp
+from dflow.dialects.df.constant import ConstantOp
 
 Predicate = Callable[[Operation], bool]
 

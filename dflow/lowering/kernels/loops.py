@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dflow.dialects.df.types import shape_of
-from dflow.lowering.scalar_ops import lower_scalar
+from dflow.lowering.kernels.scalar_ops import lower_scalar
 
 Shape = tuple[int, ...]
 Index = tuple[SSAValue, ...]

@@ -3,7 +3,7 @@
 `lower_scalar(op, operands, emit)` appends to the kernel the ops computing one
 element of `op`'s result from one element of each operand (already loaded, of
 the operands' element types) and returns the value. The choices follow the
-reference semantics (`dialects/df/semantics.py`):
+reference semantics (each op's `semantics`, in `dialects/df/`):
 
 - `maximum`/`minimum`/`relu` on floats are `arith.maximumf`/`minimumf`, which
   propagate NaN as NumPy does;

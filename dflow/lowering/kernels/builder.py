@@ -45,12 +45,19 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from dflow.dialects.df import nn
 from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.arrays import to_array
+from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.fusion import FusedOp
-from dflow.dialects.df.leaves import ConstantOp
 from dflow.dialects.df.traits import Reduction
 from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
-from dflow.lowering.loops import Evaluator, Index, KernelBody, Shape, broadcast_index, element_of
-from dflow.lowering.scalar_ops import constant, is_scalar_lowerable
+from dflow.lowering.kernels.loops import (
+    Evaluator,
+    Index,
+    KernelBody,
+    Shape,
+    broadcast_index,
+    element_of,
+)
+from dflow.lowering.kernels.scalar_ops import constant, is_scalar_lowerable
 
 KERNEL = "df.kernel"
 """On a kernel `func.func`: unit. On a graph op: the symbol of the kernel it runs."""

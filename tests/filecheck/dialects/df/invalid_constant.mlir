@@ -37,7 +37,7 @@ func.func @vector() {
 
 // -----
 
-// CHECK: {{^}}{{.*}}invalid_leaves.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
+// CHECK: {{^}}{{.*}}invalid_constant.mlir:{{[0-9]+}}:{{[0-9]+}}{{$}}
 // CHECK: {{^ +}}Shape mismatch in dense literal. Expected [3] shape from the type, but got [2] shape.{{$}}
 func.func @dense_shape() {
   %0 = df.constant dense<[1.0, 2.0]> : tensor<3xf32>

@@ -19,7 +19,7 @@ alone. The rules, in order:
    group) are placed as one unit: its pinned groups stay, the others share a device.
 5. `strategy=single` puts every unpinned unit on the first listed device that can
    run it; `strategy=cost` schedules units by HEFT (`schedule.py`) under the cost
-   model (`cost_model.py`), each to the device where it finishes earliest.
+   model (`analysis/cost_model.py`), each to the device where it finishes earliest.
 6. The report (`report.py`) gives each op's device and rule, and per device its ops,
    busy time and bytes sent and received, with the estimated makespan.
 

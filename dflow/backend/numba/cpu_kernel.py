@@ -1,0 +1,93 @@
+"""CPU kernels: `@numba.njit` functions whose parallel loops are `for` loops.
+
+Each kernel is cached by numba (`cache=True`) and follows NumPy's floating-point
+error model; with `parallel`, the outermost loop of each nest is a `numba.prange`
+(and the kernel `parallel=True`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import cast
+
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from dflow.backend.numba.kernel import KernelPrinter, trips
+from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
+from dflow.backend.numba.printer import Lines, dispatch_on_op
+
+CPU_HEADER = """import math
+
+import numba
+import numpy as np
+
+from dflow.runtime.library import cpu as lib
+
+_inline = numba.njit(inline="always", error_model="numpy")
+"""
+
+
+class CpuKernelPrinter(KernelPrinter):
+    """Kernels for `@numba.njit`: loops are `for` loops (`prange` for the outermost
+    loop of each nest when `parallel`)."""
+
+    def __init__(self, out: Lines, names: Names, parallel: bool):
+        super().__init__(out, names)
+        self.parallel = parallel
+        self.pranges = 0
+
+    @dispatch_on_op
+    def print_op(self, op: Operation) -> None:
+        super().print_op(op)
+
+    def loop_kind(self, depth: int, lb: SSAValue, ub: SSAValue, step: SSAValue) -> str:
+        """`numba.prange` for the outer loop of a nest of more than one trip when
+        `parallel` (a single trip is never a `prange`: numba's parfors cannot store
+        into the 0-d arrays that such loops write)."""
+        if self.parallel and depth == 0 and trips(lb, ub, step) > 1:
+            self.pranges += 1
+            return "numba.prange"
+        return "range"
+
+    @print_op.register
+    def _(self, op: memref.AllocOp) -> None:
+        shape = tuple(op.memref.type.get_shape())
+        self.assign(op, f"np.empty({shape}, {dtype_of(op.memref.type)})", "scratch")
+
+    @print_op.register
+    def _(self, op: memref.LoadOp) -> None:
+        """With `parallel`, a 0-d array is read with `.item()`: numba's parfors pass
+        the 0-d arrays a `prange` body reads as scalars, on which `[()]` fails to
+        type (numba 0.68)."""
+        if self.parallel and not op.indices:
+            self.assign(op, f"{self.value(op.memref)}.item()")
+        else:
+            super().print_op(op)
+
+
+def print_cpu_kernel(out: Lines, kernel: func.FuncOp, names: Names, parallel: bool) -> None:
+    """`kernel` as a decorated Python function, named after its symbol."""
+    arguments = [names.define(a, f"arg{i}") for i, a in enumerate(kernel.args)]
+    body = Lines(out.depth + 1)
+    printer = CpuKernelPrinter(body, names, parallel)
+    printer.block(kernel.body.block)
+    if not any(isinstance(o, scf.ParallelOp | func.CallOp) for o in kernel.body.block.ops):
+        body("pass")
+    options = ", parallel=True" if printer.pranges else ""  # without a prange: a warning
+    out(f'@numba.njit(cache=True, error_model="numpy"{options})')
+    out(f"def {kernel.sym_name.data}({', '.join(arguments)}):")
+    out.extend(body)
+
+
+def kernel_arguments(kernels: Iterable[func.FuncOp]) -> dict[str, list[tuple[str, int]]]:
+    """Each CPU kernel's arrays as (dtype, rank): the types the host passes, so the
+    runtime can load the cached code before the first call (`KERNEL_ARGUMENTS`)."""
+    return {
+        kernel.sym_name.data: [
+            (DTYPES[element_name(t)], len(cast(MemRefType[Attribute], t).get_shape()))
+            for t in kernel.function_type.inputs
+        ]
+        for kernel in kernels
+    }

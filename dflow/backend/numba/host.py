@@ -1,0 +1,121 @@
+"""Host functions: each `dfrt` op of a device's host function as one call of the
+runtime context `rt` (arena, views, launches, send/recv, copies), and `ENTRIES`,
+what the runtime needs to route and check a call of each.
+
+    def main(rt, x, w):
+        arena = rt.arena(4096)
+        v = rt.view(arena, 128, (4, 8), np.float32)
+        fused_matmul_0(x, w, v)
+        ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import DenseArrayBase, FunctionType, IntegerAttr, MemRefType, TensorType
+from xdsl.ir import Attribute, Operation
+
+from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
+from dflow.backend.numba.printer import Lines, PythonPrinter, dispatch_on_op
+from dflow.dialects import dfrt
+from dflow.dialects.df import annotations
+
+
+class HostPrinter(PythonPrinter):
+    """A host function: one runtime call per `dfrt` op."""
+
+    @dispatch_on_op
+    def print_op(self, op: Operation) -> None:
+        super().print_op(op)
+
+    @print_op.register
+    def _(self, op: dfrt.ArenaOp) -> None:
+        self.assign(op, f"rt.arena({op.result.type.get_shape()[0]})", "arena")
+
+    @print_op.register
+    def _(self, op: dfrt.OutputOp) -> None:
+        type = op.result.type
+        self.assign(op, f"rt.output({tuple(type.get_shape())}, {dtype_of(type)})")
+
+    @print_op.register
+    def _(self, op: dfrt.ViewOp) -> None:
+        type = op.result.type
+        shape = tuple(type.get_shape())
+        self.assign(
+            op,
+            f"rt.view({self.value(op.arena)}, {op.offset.value.data}, {shape}, {dtype_of(type)})",
+        )
+
+    @print_op.register
+    def _(self, op: dfrt.LaunchOp) -> None:
+        self.out(
+            f"{op.callee.root_reference.data}({', '.join(self.value(a) for a in op.arguments)})"
+        )
+
+    @print_op.register
+    def _(self, op: dfrt.SendOp) -> None:
+        self.out(f"rt.send({op.key.data!r}, {op.destination.data!r}, {self.value(op.buffer)})")
+
+    @print_op.register
+    def _(self, op: dfrt.RecvOp) -> None:
+        self.out(f"rt.recv({op.key.data!r}, {op.source.data!r}, {self.value(op.buffer)})")
+
+    @print_op.register
+    def _(self, op: dfrt.ToDeviceOp) -> None:
+        self.assign(op, f"rt.to_device({self.value(op.source)})")
+
+    @print_op.register
+    def _(self, op: dfrt.FetchOp) -> None:
+        self.assign(op, f"rt.fetch({self.value(op.source)})")
+
+    @print_op.register
+    def _(self, op: memref.GetGlobalOp) -> None:
+        self.names.alias(op.memref, op.name_.root_reference.data)
+
+    @print_op.register
+    def _(self, op: func.ReturnOp) -> None:
+        values = [self.value(v) for v in op.operands]
+        self.out(f"return ({', '.join(values)}{',' if len(values) == 1 else ''})")
+
+
+def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
+    result: list[tuple[tuple[int, ...], str]] = []
+    for type in types:
+        assert isinstance(type, TensorType | MemRefType)
+        type = cast(TensorType[Attribute] | MemRefType[Attribute], type)
+        result.append((tuple(type.get_shape()), DTYPES[element_name(type)]))
+    return result
+
+
+def entry_record(op: func.FuncOp) -> dict[str, Any]:
+    """What the runtime needs to route and check a call of this part of the entry."""
+    whole = op.attributes.get(annotations.FUNCTION_TYPE)
+    function_type = whole if isinstance(whole, FunctionType) else op.function_type
+    arguments = op.attributes.get(annotations.ARGUMENTS)
+    results = op.attributes.get(annotations.RESULTS)
+    arena = op.attributes.get(annotations.ARENA_BYTES)
+    return {
+        "arguments": list(arguments.get_values())
+        if isinstance(arguments, DenseArrayBase)
+        else list(range(len(op.args))),
+        "results": list(results.get_values())
+        if isinstance(results, DenseArrayBase)
+        else list(range(len(op.function_type.outputs))),
+        "entry_arguments": _signature(function_type.inputs.data),
+        "entry_results": _signature(function_type.outputs.data),
+        "arena_bytes": arena.value.data if isinstance(arena, IntegerAttr) else 0,
+    }
+
+
+def print_host_function(
+    out: Lines, function: func.FuncOp, names: Names, python_name: str
+) -> dict[str, Any]:
+    """`function` as `def <python_name>(rt, ...)`; returns its `ENTRIES` record."""
+    arguments = [names.define(a, f"arg{i}") for i, a in enumerate(function.args)]
+    out(f"def {python_name}({', '.join(['rt', *arguments])}):")
+    with out.indented():
+        HostPrinter(out, names).block(function.body.block)
+    return {**entry_record(function), "function": python_name}

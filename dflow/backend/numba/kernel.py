@@ -1,0 +1,270 @@
+"""Kernel bodies as Python: what the CPU and the CUDA kernel printers share.
+
+A kernel is a `func.func` over memrefs whose body is `scf` loops of `memref`
+loads and stores, `arith` and `math` (`lowering/kernels/builder.py`). Each op prints as one
+statement: scalars keep their element type (`numba.float32(...)` around constants),
+integer arithmetic wraps as the reference's does, NaN propagates through maximum and
+minimum as in NumPy (`_maximum`, a helper every module defines), integer division
+rounds toward zero, and a library routine is a call of `lib.<routine>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import Operation, SSAValue
+
+from dflow.backend.numba.names import NUMBA_SCALARS, literal
+from dflow.backend.numba.printer import PythonPrinter, dispatch_on_op
+from dflow.lowering.kernels.builder import LIBRARY_PREFIX
+
+_BINARY_SYMBOLS: dict[type[Operation], str] = {
+    arith.AddfOp: "+",
+    arith.SubfOp: "-",
+    arith.MulfOp: "*",
+    arith.DivfOp: "/",
+    arith.AddiOp: "+",
+    arith.SubiOp: "-",
+    arith.MuliOp: "*",
+    arith.DivUIOp: "//",
+    arith.RemUIOp: "%",
+}
+_HELPER_CALLS: dict[type[Operation], str] = {
+    arith.MaximumfOp: "_maximum",
+    arith.MinimumfOp: "_minimum",
+    arith.DivSIOp: "_divide_toward_zero",
+    math.PowFOp: "_power",
+    math.IPowIOp: "_power",
+}
+_BUILTIN_CALLS: dict[type[Operation], str] = {
+    arith.MaxSIOp: "max",
+    arith.MinSIOp: "min",
+    math.AbsFOp: "abs",
+    math.AbsIOp: "abs",
+    math.ExpOp: "math.exp",
+    math.LogOp: "math.log",
+    math.SqrtOp: "math.sqrt",
+    math.TanhOp: "math.tanh",
+}
+_COMPARISONS = {
+    "oeq": "==",
+    "ogt": ">",
+    "oge": ">=",
+    "olt": "<",
+    "ole": "<=",
+    "une": "!=",
+    "eq": "==",
+    "ne": "!=",
+    "sgt": ">",
+    "sge": ">=",
+    "slt": "<",
+    "sle": "<=",
+}
+_CONVERSIONS = (
+    arith.ExtFOp,
+    arith.TruncFOp,
+    arith.SIToFPOp,
+    arith.UIToFPOp,
+    arith.FPToSIOp,
+    arith.ExtSIOp,
+    arith.TruncIOp,
+    arith.ExtUIOp,
+)
+
+SCALAR_HELPERS = """
+def _maximum(a, b):
+    return a if a > b or a != a else b
+
+
+def _minimum(a, b):
+    return a if a < b or a != a else b
+
+
+def _divide_toward_zero(a, b):
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _power(a, b):
+    return a**b
+"""
+"""Scalar helpers every module defines, compiled for its device (`_maximum`
+propagates NaN as `np.maximum`)."""
+
+
+class KernelPrinter(PythonPrinter):
+    """Prints the ops of a kernel body as Python statements: what the CPU and CUDA
+    kernels share (`arith`, `math`, loads and stores, loops, library calls)."""
+
+    @dispatch_on_op
+    def print_op(self, op: Operation) -> None:
+        if type(op) in _BINARY_SYMBOLS:
+            a, b = (self.value(o) for o in op.operands)
+            self.assign(op, _wrapping(op, a, _BINARY_SYMBOLS[type(op)], b))
+        elif type(op) in _HELPER_CALLS or type(op) in _BUILTIN_CALLS:
+            callee = _HELPER_CALLS.get(type(op)) or _BUILTIN_CALLS[type(op)]
+            self.assign(op, f"{callee}({', '.join(self.value(o) for o in op.operands)})")
+        elif isinstance(op, _CONVERSIONS):
+            target = NUMBA_SCALARS[str(op.results[0].type)]
+            self.assign(op, f"numba.{target}({self.value(op.operands[0])})")
+        else:
+            super().print_op(op)
+
+    @print_op.register
+    def _(self, op: arith.ConstantOp) -> None:
+        self.names.alias(op.result, literal(op.value))
+
+    @print_op.register
+    def _(self, op: arith.NegfOp) -> None:
+        self.assign(op, f"-{self.value(op.operand)}")
+
+    @print_op.register
+    def _(self, op: math.RsqrtOp) -> None:
+        one = literal(FloatAttr(1.0, op.result.type))  # type: ignore[arg-type]
+        self.assign(op, f"{one} / math.sqrt({self.value(op.operand)})")
+
+    @print_op.register
+    def _(self, op: arith.CmpfOp | arith.CmpiOp) -> None:
+        predicate = str(op.predicate.value.data)
+        symbol = _COMPARISONS[_predicate_name(op, int(predicate))]
+        self.assign(op, f"{self.value(op.lhs)} {symbol} {self.value(op.rhs)}")
+
+    @print_op.register
+    def _(self, op: arith.SelectOp) -> None:
+        c, a, b = (self.value(o) for o in op.operands)
+        self.assign(op, f"{a} if {c} else {b}")
+
+    @print_op.register
+    def _(self, op: memref.LoadOp) -> None:
+        self.assign(op, f"{self.value(op.memref)}[{self.index(op.indices)}]")
+
+    @print_op.register
+    def _(self, op: memref.StoreOp) -> None:
+        self.out(f"{self.value(op.memref)}[{self.index(op.indices)}] = {self.value(op.value)}")
+
+    @print_op.register
+    def _(self, op: memref.CastOp) -> None:
+        self.names.alias(op.dest, self.value(op.source))
+
+    @print_op.register
+    def _(self, op: scf.ForOp) -> None:
+        body = op.body.block
+        carried = [self.names.define(a, "acc") for a in body.args[1:]]
+        for name, init in zip(carried, op.iter_args, strict=True):
+            self.out(f"{name} = {self.value(init)}")
+        iv = self.names.define(body.args[0], "k")
+        self.out(
+            f"for {iv} in range({self.value(op.lb)}, {self.value(op.ub)}, {self.value(op.step)}):"
+        )
+        with self.out.indented():
+            self.block(body)
+        for result, name in zip(op.results, carried, strict=True):
+            self.names.alias(result, name)
+
+    @print_op.register
+    def _(self, op: scf.YieldOp) -> None:
+        block = op.parent_block()
+        assert block is not None
+        targets = [self.value(a) for a in block.args[1:]]
+        if targets:
+            self.out(f"{', '.join(targets)} = {', '.join(self.value(v) for v in op.operands)}")
+
+    @print_op.register
+    def _(self, op: scf.ParallelOp) -> None:
+        """Nested `for` loops (inside a GPU thread, and on a CPU: see `loop_kind`)."""
+        body = op.body.block
+        for depth, (iv, lb, ub, step) in enumerate(
+            zip(body.args, op.lowerBound, op.upperBound, op.step, strict=True)
+        ):
+            loop = self.loop_kind(depth, lb, ub, step)
+            name = self.names.define(iv, f"i{depth}")
+            with self.out.indented(depth):
+                self.out(
+                    f"for {name} in {loop}({self.value(lb)}, {self.value(ub)}, {self.value(step)}):"
+                )
+        with self.out.indented(len(body.args)):
+            self.block(body)
+
+    def loop_kind(self, depth: int, lb: SSAValue, ub: SSAValue, step: SSAValue) -> str:
+        """The Python iterator of a parallel loop: sequential by default."""
+        return "range"
+
+    @print_op.register
+    def _(self, op: scf.ReduceOp) -> None:
+        """The empty terminator of a parallel loop: nothing to print."""
+
+    @print_op.register
+    def _(self, op: func.ReturnOp) -> None:
+        """A kernel returns nothing: its results are in its output buffers."""
+
+    @print_op.register
+    def _(self, op: func.CallOp) -> None:
+        routine = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
+        self.out(f"lib.{routine}({', '.join(self.value(a) for a in op.arguments)})")
+
+    def index(self, indices: tuple[SSAValue, ...] | Any) -> str:
+        values = [self.value(i) for i in indices]
+        if not values:
+            return "()"
+        return ", ".join(values)
+
+
+def _wrapping(op: Operation, a: str, symbol: str, b: str) -> str:
+    """`a symbol b`, wrapping as integer arithmetic must: numba computes int32 in int64
+    (so the result is truncated back) and lets LLVM assume int64 never overflows (so
+    int64 goes through uint64, whose arithmetic wraps)."""
+    element = str(op.results[0].type)
+    if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        return f"{a} {symbol} {b}"
+    if element == "i32":
+        return f"numba.int32({a} {symbol} {b})"
+    if element == "i64":
+        return f"numba.int64(numba.uint64({a}) {symbol} numba.uint64({b}))"
+    return f"{a} {symbol} {b}"
+
+
+def _predicate_name(op: arith.CmpfOp | arith.CmpiOp, value: int) -> str:
+    names = (
+        [
+            "false",
+            "oeq",
+            "ogt",
+            "oge",
+            "olt",
+            "ole",
+            "one",
+            "ord",
+            "ueq",
+            "ugt",
+            "uge",
+            "ult",
+            "ule",
+            "une",
+            "uno",
+            "true",
+        ]
+        if isinstance(op, arith.CmpfOp)
+        else ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+    )
+    return names[value]
+
+
+def trips(lb: SSAValue, ub: SSAValue, step: SSAValue) -> int:
+    """The trip count of a loop with constant bounds."""
+    first, last, stride = (int(constant_value(v)) for v in (lb, ub, step))
+    return max(0, -(-(last - first) // stride))
+
+
+def static_values(ops: Iterator[SSAValue]) -> list[int]:
+    return [int(constant_value(v)) for v in ops]
+
+
+def constant_value(value: SSAValue) -> int:
+    owner = value.owner
+    assert isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
+    return owner.value.value.data

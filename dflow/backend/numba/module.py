@@ -1,0 +1,177 @@
+"""The numba target (level 6): one Python module per device, and `-t numba`.
+
+    xdsl-opt lowered.mlir -t numba        # every device module, one after another
+    dflow compile model.mlir -o out/      # out/cpu_0.py, out/gpu_0.py, ...
+
+Input: a module after `df-lower-host` (kernels, library declarations, globals and
+host functions; or one such module per device). Each device's module of Python
+holds, in order:
+
+- its header (imports, `DEVICE`) and the scalar helpers (`kernel.SCALAR_HELPERS`);
+- its constants (`memref.global`) as NumPy arrays, bit for bit;
+- each kernel as a function named after it (`cpu_kernel`, `gpu_kernel`);
+- each host function as a plain Python function `main(rt, *arguments)` of calls
+  to the runtime context `rt` (`host`), its Python name the symbol, or `f_...`
+  where the symbol is no Python identifier;
+- `ENTRIES`: per host function, what the runtime checks and routes: its Python
+  name, the part's argument and result indices in the whole entry, and the entry's
+  argument and result types as `(shape, dtype)` pairs;
+- on a CPU, `KERNEL_ARGUMENTS`: each kernel's arrays as `(dtype, rank)` pairs, so
+  the runtime can load a kernel's cached code before its first call
+  (`runtime/warm_start.py`).
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import IO, Any
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.utils.target import Target
+
+from dflow.backend.numba.cpu_kernel import CPU_HEADER, kernel_arguments, print_cpu_kernel
+from dflow.backend.numba.gpu_kernel import GPU_HEADER, print_gpu_kernel
+from dflow.backend.numba.host import print_host_function
+from dflow.backend.numba.kernel import SCALAR_HELPERS
+from dflow.backend.numba.names import Names, dtype_of, identifier
+from dflow.backend.numba.printer import Lines
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df import annotations
+from dflow.dialects.df.symbols import device_scopes, graph_functions, kernel_functions
+
+
+@dataclass
+class ModulePrinter:
+    """Prints one device module of a lowered module as Python source."""
+
+    scope: ModuleOp
+    parallel: bool = False
+    out: Lines = field(default_factory=Lines)
+
+    @property
+    def device(self) -> str:
+        return annotations.device_of(self.scope) or DEFAULT_DEVICE
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.device.startswith("gpu")
+
+    def print(self) -> str:
+        out = self.out
+        out(f'"""dflow: the program for device {self.device} (emitted by the numba target)."""')
+        out("")
+        out((GPU_HEADER if self.on_gpu else CPU_HEADER).rstrip("\n"))
+        out(f'DEVICE = "{self.device}"')
+        for helper in SCALAR_HELPERS.strip().split("\n\n\n"):
+            out("")
+            out("")
+            out("@_inline")
+            for line in helper.split("\n"):
+                out(line)
+        for op in self.scope.ops:
+            if isinstance(op, memref.GlobalOp):
+                self.global_(op)
+        kernels = kernel_functions(self.scope)
+        for kernel in kernels:
+            self.kernel(kernel)
+        entries = {f.sym_name.data: self.host(f) for f in graph_functions(self.scope)}
+        out("")
+        out("")
+        out(f"ENTRIES = {entries!r}")
+        if not self.on_gpu:
+            out(f"KERNEL_ARGUMENTS = {kernel_arguments(kernels)!r}")
+        return out.text()
+
+    def global_(self, op: memref.GlobalOp) -> None:
+        value = op.initial_value
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        type = op.type
+        dtype = dtype_of(type)
+        data = bytes(value.data.data)
+        shape = tuple(type.get_shape())
+        self.out("")
+        if str(type.element_type) == "i1":
+            array = f"(np.frombuffer(bytes.fromhex({data.hex()!r}), np.int8) != 0)"
+        else:
+            array = (
+                f"np.frombuffer(bytes.fromhex({data.hex()!r}), {dtype}.__name__).astype({dtype})"
+            )
+        self.out(f"{op.sym_name.data} = {array}.reshape({shape})")
+
+    @cached_property
+    def module_level_names(self) -> frozenset[str]:
+        """The names the module defines: globals, kernels, helpers, its constants."""
+        taken = {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline"}
+        taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
+        for op in self.scope.ops:
+            if isinstance(op, memref.GlobalOp | func.FuncOp):
+                taken.add(op.sym_name.data)
+        return frozenset(taken)
+
+    def module_names(self) -> Names:
+        """Names for one function's values, none shadowing a name of the module (a
+        global, a kernel, a helper), which the function may refer to."""
+        names = Names()
+        names.taken |= self.module_level_names
+        return names
+
+    def kernel(self, op: func.FuncOp) -> None:
+        self.out("")
+        self.out("")
+        if self.on_gpu:
+            print_gpu_kernel(self.out, op, self.module_names())
+        else:
+            print_cpu_kernel(self.out, op, self.module_names(), self.parallel)
+
+    def host(self, op: func.FuncOp) -> dict[str, Any]:
+        self.out("")
+        self.out("")
+        return print_host_function(
+            self.out, op, self.module_names(), self.host_name(op.sym_name.data)
+        )
+
+    @cached_property
+    def symbols_taken(self) -> set[str]:
+        """Module-level Python names given so far (grows as host names are made)."""
+        return set(self.module_level_names)
+
+    def host_name(self, symbol: str) -> str:
+        """The Python name of host function `@symbol`: the symbol itself where it is
+        an identifier and no keyword, else a unique `f_...` (MLIR allows `@pass`,
+        `@a.b`, `@"x y"`)."""
+        if symbol.isidentifier() and not keyword.iskeyword(symbol):
+            return symbol
+        return identifier(f"f_{symbol}", self.symbols_taken, "f")
+
+
+def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:
+    """The Python source of each device's module, by device."""
+    return {
+        device or DEFAULT_DEVICE: ModulePrinter(scope, parallel).print()
+        for device, scope in device_scopes(module)
+    }
+
+
+def module_file_name(device: str) -> str:
+    """`cpu:0` -> `cpu_0.py`."""
+    return device.replace(":", "_") + ".py"
+
+
+@dataclass(frozen=True)
+class NumbaTarget(Target):
+    """`xdsl-opt -t numba`: every device's Python module, each headed by a comment
+    line naming its file."""
+
+    name = "numba"
+
+    parallel: bool = False
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        for device, source in emit_modules(module, self.parallel).items():
+            output.write(f"# ----- {module_file_name(device)} -----\n")
+            output.write(source)

@@ -1,0 +1,99 @@
+"""Names and literals of the Python that the numba target prints.
+
+`Names` gives each SSA value a Python name, unique in its function, after the IR's
+own name where it has one (`%logits` prints as `logits`), so the emitted code reads
+like the graph it came from; `literal` prints a scalar constant in its element type
+(`numba.float32(0.5)`), NaN and infinities included.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import cast
+
+import numpy as np
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import Attribute, SSAValue
+
+DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool_"}
+"""The NumPy dtype name of each df element type."""
+NUMBA_SCALARS = {
+    "f32": "float32",
+    "f64": "float64",
+    "i32": "int32",
+    "i64": "int64",
+    "i1": "boolean",
+}
+"""The numba scalar type of each df element type."""
+RESERVED = frozenset({"rt", "lib", "np", "math", "numba", "cuda"})
+"""Names every emitted module uses for itself: the runtime context and its imports."""
+
+
+def element_name(type: Attribute) -> str:
+    """`f32` for a tensor, memref or element type of f32."""
+    return str(cast(Attribute, getattr(type, "element_type", type)))
+
+
+def dtype_of(type: Attribute) -> str:
+    """`np.float32` for a tensor, memref or element type of f32."""
+    return f"np.{DTYPES[element_name(type)]}"
+
+
+def identifier(hint: str | None, taken: set[str], fallback: str) -> str:
+    """A Python identifier from `hint` (else `fallback`), made unique among `taken`
+    (and added to it): no keyword, no leading digit, `_n` appended on a clash."""
+    base = re.sub(r"\W", "_", hint) if hint else fallback
+    if not base or base[0].isdigit() or keyword.iskeyword(base):
+        base = f"v_{base}"
+    name, n = base, 1
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
+@dataclass
+class Names:
+    """Python names of SSA values, unique in a function; a value may instead stand
+    for an expression (`alias`: a constant's literal, a cast's source)."""
+
+    taken: set[str] = field(default_factory=lambda: set(RESERVED))
+    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+    aliases: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+
+    def define(self, value: SSAValue, fallback: str = "v") -> str:
+        name = identifier(value.name_hint, self.taken, fallback)
+        self.names[value] = name
+        return name
+
+    def alias(self, value: SSAValue, expression: str) -> None:
+        self.aliases[value] = expression
+
+    def __getitem__(self, value: SSAValue) -> str:
+        return self.aliases.get(value) or self.names[value]
+
+
+def _type_name(attribute: object) -> str:
+    """`f32` for `1.0 : f32`."""
+    return str(cast(Attribute, getattr(attribute, "type")))  # noqa: B009 (typed as Unknown)
+
+
+def literal(attribute: Attribute) -> str:
+    """A scalar constant as Python: `numba.float32(0.5)`, `math.inf`, `True`, `3`."""
+    if isinstance(attribute, FloatAttr):
+        value = float(attribute.value.data)
+        if np.isfinite(value):
+            text = repr(value)
+        else:
+            text = "math.nan" if np.isnan(value) else f"{'-' if value < 0 else ''}math.inf"
+        return f"numba.{NUMBA_SCALARS[_type_name(cast(object, attribute))]}({text})"
+    assert isinstance(attribute, IntegerAttr)
+    value = attribute.value.data
+    type_name = _type_name(cast(object, attribute))
+    if type_name == "index":
+        return str(value)
+    if type_name == "i1":
+        return "True" if value else "False"
+    return f"numba.{NUMBA_SCALARS[type_name]}({value})"

@@ -1,0 +1,122 @@
+"""dflow's packages import downward only, as `docs/architecture.md` draws them:
+
+    runtime                       imports nothing of the compiler
+    dialects                      df and dfrt: ops, types, shape rules, folders
+    analysis, interpreters        what several passes share; the reference semantics run
+    transforms, lowering, frontend    graph passes; the lowering passes; the builder
+    backend                       the numba target
+    driver (and dflow itself)     command line, pipelines, cache, xdsl-opt plugin
+
+A module may import its own package and any package of a lower layer; never a
+package of its own layer (sideways) or of a higher one. Every import counts, at
+module level or inside a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "dflow"
+
+LAYERS: dict[str, int] = {
+    "runtime": 0,
+    "dialects": 1,
+    "analysis": 2,
+    "interpreters": 2,
+    "transforms": 3,
+    "lowering": 3,
+    "frontend": 3,
+    "backend": 4,
+    "driver": 5,
+    "": 6,  # dflow/__init__.py and dflow/__main__.py
+}
+
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    (
+        "dflow.dialects.df.base",
+        "dflow.transforms.canonicalization_patterns.df",
+    ): "an op's canonicalization patterns live with the other rewrite patterns and are "
+    "imported when `canonicalize` asks for them, as xDSL's own ops do",
+}
+"""Imports that go upward on purpose, each with its reason."""
+
+
+def module_name(path: Path) -> str:
+    parts = ["dflow", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every `dflow...` module `path` imports, wherever the import stands."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in names if name == "dflow" or name.startswith("dflow.")}
+
+
+def package_of(module: str) -> str:
+    """`transforms` for `dflow.transforms.prune`; `` for `dflow` itself."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else ""
+
+
+def _excepted(source: str, target: str) -> bool:
+    return any(
+        source == importer and (target == module or target.startswith(f"{module}."))
+        for importer, module in EXCEPTIONS
+    )
+
+
+def violations(edges: dict[str, set[str]]) -> list[str]:
+    """The imports that go sideways or upward, as `importer -> imported (why)`."""
+    found: list[str] = []
+    for source, targets in sorted(edges.items()):
+        for target in sorted(targets):
+            low, high = package_of(source), package_of(target)
+            if low == high or _excepted(source, target):
+                continue
+            if LAYERS[high] >= LAYERS[low]:
+                way = "sideways" if LAYERS[high] == LAYERS[low] else "upward"
+                found.append(f"{source} -> {target} ({way}: {low or 'dflow'} -> {high})")
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {module_name(path): imported(path) for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_every_package_is_in_a_layer() -> None:
+    packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    assert packages == set(LAYERS) - {""}
+
+
+def test_imports_go_downward_only() -> None:
+    graph = import_graph()
+    assert len(graph) > 80  # every module was read
+    assert not violations(graph), "\n".join(violations(graph))
+
+
+def test_the_exceptions_are_still_needed() -> None:
+    graph = import_graph()
+    for source, target in EXCEPTIONS:
+        assert target in graph[source], f"{source} no longer imports {target}: drop the exception"
+
+
+def test_the_check_catches_sideways_and_upward_imports() -> None:
+    edges = {
+        "dflow.transforms.recompute.budget": {"dflow.lowering.plan_buffers"},
+        "dflow.dialects.df.base": {"dflow.analysis.statistics"},
+        "dflow.runtime.program": {"dflow.driver.compiler"},
+        "dflow.lowering.fuse": {"dflow.lowering.kernels", "dflow.dialects.df"},
+    }
+    assert violations(edges) == [
+        "dflow.dialects.df.base -> dflow.analysis.statistics (upward: dialects -> analysis)",
+        "dflow.runtime.program -> dflow.driver.compiler (upward: runtime -> driver)",
+        "dflow.transforms.recompute.budget -> dflow.lowering.plan_buffers "
+        "(sideways: transforms -> lowering)",
+    ]
