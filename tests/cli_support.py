@@ -14,16 +14,18 @@ def run_dflow(
     timeout: float = 120,
     stdin: str | None = None,
     env: dict[str, str] | None = None,
+    cwd: Path = ROOT,
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m dflow ARGS` from the repository root, with `stdin` as its standard
-    input and `env` as its environment (default: this one); never raises on failure."""
+    """`python -m dflow ARGS` from `cwd` (the repository root by default), with
+    `stdin` as its standard input and `env` as its environment (default: this one);
+    never raises on failure."""
     return subprocess.run(
         [sys.executable, "-m", "dflow", *map(str, args)],
         input=stdin,
         capture_output=True,
         text=True,
         check=False,
-        cwd=ROOT,
+        cwd=cwd,
         timeout=timeout,
         env=env,
     )

@@ -18,8 +18,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -1204,18 +1202,10 @@ def test_editing_placement_or_the_pipeline_misses_the_cache(tmp_path: Path) -> N
     shutil.copytree(ROOT / "dflow", package, ignore=shutil.ignore_patterns("__pycache__"))
     cache = tmp_path / "cache"
     environment = {**os.environ, "PYTHONPATH": str(package.parent), "DFLOW_CACHE_DIR": str(cache)}
-    command = [sys.executable, "-m", "dflow", "run", str(ROOT / "examples" / "towers.mlir")]
+    program = ROOT / "examples" / "towers.mlir"
 
     def entries_after_a_run() -> set[str]:
-        run = subprocess.run(
-            [*command, "--devices", "cpu:0,cpu:1"],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=tmp_path,
-            env=environment,
-            timeout=300,
-        )
+        run = run_dflow("run", program, "--devices", "cpu:0,cpu:1", env=environment, cwd=tmp_path)
         assert run.returncode == 0, run.stderr
         return {entry.name for entry in cache.iterdir() if not entry.name.startswith(".")}
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_support import ROOT
+from cli_support import ROOT, run_dflow
 
 FORMER_TOP_LEVEL = ("dialects", "transforms", "lowering", "runtime", "frontend", "analysis")
 
@@ -35,14 +35,6 @@ def test_a_users_modules_do_not_shadow_dflow(tmp_path: Path) -> None:
         (tmp_path / f"{name}.py").write_text(f"raise ImportError('the user\\'s {name}.py')\n")
     environment = {**os.environ, "DFLOW_CACHE_DIR": str(tmp_path / "cache")}
     for mode in ([], ["--interpret"]):
-        run = subprocess.run(
-            [sys.executable, "-m", "dflow", "run", str(ROOT / "examples" / "mlp.mlir"), *mode],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=tmp_path,
-            env=environment,
-            timeout=300,
-        )
+        run = run_dflow("run", ROOT / "examples" / "mlp.mlir", *mode, env=environment, cwd=tmp_path)
         assert run.returncode == 0, run.stderr
         assert run.stdout.startswith("out0: shape scalar float32 value 40.2"), run.stdout

@@ -66,6 +66,21 @@ NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROPERTIES = ("kind", "name")
 
 
+def _require_same_types(
+    got: Sequence[SSAValue], want: Sequence[SSAValue], names: tuple[str, str], count: str
+) -> None:
+    """`got[i]` has the type of `want[i]` for every `i`; `count` is the message when
+    their numbers differ, `names` what the two sides are called in the others."""
+    if len(got) != len(want):
+        raise VerifyException(count)
+    for index, (value, expected) in enumerate(zip(got, want, strict=True)):
+        if value.type != expected.type:
+            raise VerifyException(
+                f"{names[0]} {index} has type {value.type}, but {names[1]} {index} has "
+                f"type {expected.type}"
+            )
+
+
 @irdl_op_definition
 class FusedOp(DfOp):
     """A fusion group: its ops in a region isolated from above, ended by `df.yield`."""
@@ -106,16 +121,12 @@ class FusedOp(DfOp):
     def verify_types(self) -> None:
         self._verify_properties()
         block = self.body.block
-        if len(block.args) != len(self.inputs):
-            raise VerifyException(
-                f"the body has {len(block.args)} arguments for {len(self.inputs)} operands"
-            )
-        for index, (argument, operand) in enumerate(zip(block.args, self.inputs, strict=True)):
-            if argument.type != operand.type:
-                raise VerifyException(
-                    f"body argument {index} has type {argument.type}, but operand {index} "
-                    f"has type {operand.type}"
-                )
+        _require_same_types(
+            block.args,
+            self.inputs,
+            ("body argument", "operand"),
+            f"the body has {len(block.args)} arguments for {len(self.inputs)} operands",
+        )
         for op in block.ops:
             if op is not block.last_op:
                 self._verify_body_op(op)
@@ -147,16 +158,12 @@ class FusedOp(DfOp):
             raise VerifyException(f"{op.name} in the body is on {inner}, but the op is {where}")
 
     def _verify_yield(self, terminator: YieldOp) -> None:
-        if len(terminator.values) != len(self.outputs):
-            raise VerifyException(
-                f"df.yield gives {len(terminator.values)} values for {len(self.outputs)} results"
-            )
-        for index, (value, result) in enumerate(zip(terminator.values, self.outputs, strict=True)):
-            if value.type != result.type:
-                raise VerifyException(
-                    f"df.yield value {index} has type {value.type}, but result {index} has "
-                    f"type {result.type}"
-                )
+        _require_same_types(
+            terminator.values,
+            self.outputs,
+            ("df.yield value", "result"),
+            f"df.yield gives {len(terminator.values)} values for {len(self.outputs)} results",
+        )
 
     def print(self, printer: Printer) -> None:
         with printer.in_parens():

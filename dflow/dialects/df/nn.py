@@ -214,14 +214,59 @@ class Conv2DOp(ConvolutionOp, HasSemantics):
         )
 
 
-@irdl_op_definition
-class Conv2DGradInputOp(ConvolutionOp, HasSemantics):
-    """Gradient of conv2d with respect to its input: (d_output, filter) → d_input.
+class Conv2DGradientOp(ConvolutionOp, HasSemantics, abc.ABC):
+    """A gradient of conv2d: two of (input, filter, d_output) as operands, the third
+    as the result, whose type names its shape (which strides make ambiguous)."""
 
-    The result type names the input shape, which strides make ambiguous.
-    """
+    GRADIENT: ClassVar[Callable[..., Any]]
+    """The op's semantics: the NumPy kernel of `reference.py`."""
+
+    def __init__(
+        self,
+        first: Value,
+        second: Value,
+        result_type: TensorType,
+        *,
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+        dilations: Sequence[int] = DEFAULT_DILATIONS,
+    ):
+        super().__init__(
+            operands=[first, second],
+            result_types=[result_type],
+            properties=self.window_properties(strides, pads, dilations),
+        )
+
+    @abc.abstractmethod
+    def convolution_types(self) -> tuple[Attribute, Attribute, Attribute]:
+        """The types of the convolution's input, filter and output gradient."""
+
+    def verify_types(self) -> None:
+        input, filter, output_grad = self.convolution_types()
+        expected = self.output_type(input, filter)
+        if output_grad != expected:
+            raise ShapeError(
+                f"output gradient {output_grad} does not match {expected}, the "
+                f"conv2d output of input {input} and filter {filter}"
+            )
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return self.GRADIENT(
+            inputs[0],
+            inputs[1],
+            shape_of(self.results[0].type),
+            self.stride_values,
+            self.pad_values,
+            self.dilation_values,
+        )
+
+
+@irdl_op_definition
+class Conv2DGradInputOp(Conv2DGradientOp):
+    """Gradient of conv2d with respect to its input: (d_output, filter) → d_input."""
 
     name = "df.conv2d_grad_input"
+    GRADIENT = staticmethod(reference.conv2d_grad_input)
 
     output_grad = operand_def(TensorType)
     filter = operand_def(TensorType)
@@ -229,46 +274,16 @@ class Conv2DGradInputOp(ConvolutionOp, HasSemantics):
 
     assembly_format = "$output_grad `,` $filter " + FUNCTIONAL_SYNTAX
 
-    def __init__(
-        self,
-        output_grad: Value,
-        filter: Value,
-        input_type: TensorType,
-        *,
-        strides: Sequence[int] = DEFAULT_STRIDES,
-        pads: Sequence[int] = DEFAULT_PADS,
-        dilations: Sequence[int] = DEFAULT_DILATIONS,
-    ):
-        super().__init__(
-            operands=[output_grad, filter],
-            result_types=[input_type],
-            properties=self.window_properties(strides, pads, dilations),
-        )
-
-    def verify_types(self) -> None:
-        expected = self.output_type(self.result.type, self.filter.type)
-        if self.output_grad.type != expected:
-            raise ShapeError(
-                f"output gradient {self.output_grad.type} does not match {expected}, the "
-                f"conv2d output of input {self.result.type} and filter {self.filter.type}"
-            )
-
-    def semantics(self, inputs: Sequence[Array]) -> Array:
-        return reference.conv2d_grad_input(
-            inputs[0],
-            inputs[1],
-            shape_of(self.result.type),
-            self.stride_values,
-            self.pad_values,
-            self.dilation_values,
-        )
+    def convolution_types(self) -> tuple[Attribute, Attribute, Attribute]:
+        return self.result.type, self.filter.type, self.output_grad.type
 
 
 @irdl_op_definition
-class Conv2DGradFilterOp(ConvolutionOp, HasSemantics):
+class Conv2DGradFilterOp(Conv2DGradientOp):
     """Gradient of conv2d with respect to its filter: (input, d_output) → d_filter."""
 
     name = "df.conv2d_grad_filter"
+    GRADIENT = staticmethod(reference.conv2d_grad_filter)
 
     input = operand_def(TensorType)
     output_grad = operand_def(TensorType)
@@ -276,39 +291,8 @@ class Conv2DGradFilterOp(ConvolutionOp, HasSemantics):
 
     assembly_format = "$input `,` $output_grad " + FUNCTIONAL_SYNTAX
 
-    def __init__(
-        self,
-        input: Value,
-        output_grad: Value,
-        filter_type: TensorType,
-        *,
-        strides: Sequence[int] = DEFAULT_STRIDES,
-        pads: Sequence[int] = DEFAULT_PADS,
-        dilations: Sequence[int] = DEFAULT_DILATIONS,
-    ):
-        super().__init__(
-            operands=[input, output_grad],
-            result_types=[filter_type],
-            properties=self.window_properties(strides, pads, dilations),
-        )
-
-    def verify_types(self) -> None:
-        expected = self.output_type(self.input.type, self.result.type)
-        if self.output_grad.type != expected:
-            raise ShapeError(
-                f"output gradient {self.output_grad.type} does not match {expected}, the "
-                f"conv2d output of input {self.input.type} and filter {self.result.type}"
-            )
-
-    def semantics(self, inputs: Sequence[Array]) -> Array:
-        return reference.conv2d_grad_filter(
-            inputs[0],
-            inputs[1],
-            shape_of(self.result.type),
-            self.stride_values,
-            self.pad_values,
-            self.dilation_values,
-        )
+    def convolution_types(self) -> tuple[Attribute, Attribute, Attribute]:
+        return self.input.type, self.result.type, self.output_grad.type
 
 
 def _pool_properties(

@@ -63,6 +63,19 @@ def _pad_spatial(x: Array, pads: Sequence[int], value: float = 0) -> Array:
     return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
 
 
+def _padded_zeros(shape: Sequence[int], pads: Sequence[int], dtype: Any) -> Array:
+    """Zeros of the NCHW `shape` with its spatial axes padded by `pads`."""
+    top, left, bottom, right = pads
+    n, c, h, w = shape
+    return np.zeros((n, c, h + top + bottom, w + left + right), dtype=dtype)
+
+
+def _unpadded(padded: Array, shape: Sequence[int], pads: Sequence[int]) -> Array:
+    """The part of a padded NCHW array that lies inside the input of `shape`."""
+    top, left, _, _ = pads
+    return padded[:, :, top : top + shape[2], left : left + shape[3]]
+
+
 def _taps(
     kernel_hw: Sequence[int],
     out_hw: Sequence[int],
@@ -109,12 +122,10 @@ def conv2d_grad_input(
     dilations: Sequence[int],
 ) -> Array:
     """The transpose of `conv2d` in its input: scatter each tap's contribution back."""
-    top, left, bottom, right = pads
-    n, c, h, width = input_shape
-    padded = np.zeros((n, c, h + top + bottom, width + left + right), dtype=dy.dtype)
+    padded = _padded_zeros(input_shape, pads, dy.dtype)
     for i, j, rows, cols in _taps(w.shape[2:], dy.shape[2:], strides, dilations):
         padded[:, :, rows, cols] += np.einsum("nohw,oc->nchw", dy, w[:, :, i, j])
-    return padded[:, :, top : top + h, left : left + width]
+    return _unpadded(padded, input_shape, pads)
 
 
 def conv2d_grad_filter(
@@ -170,14 +181,13 @@ def max_pool2d_grad(
     pads: Sequence[int],
 ) -> Array:
     """Route each window's gradient to the first position holding the window's maximum."""
-    top, left, _, _ = pads
     padded = _pad_spatial(x, pads, -np.inf)
     grad = np.zeros(padded.shape, dtype=dy.dtype)
     taps = list(_taps(kernel, dy.shape[2:], strides, (1, 1)))
     winner = np.argmax(np.stack([padded[:, :, r, c] for _, _, r, c in taps]), axis=0)
     for index, (_, _, rows, cols) in enumerate(taps):
         grad[:, :, rows, cols] += np.where(winner == index, dy, 0)
-    return grad[:, :, top : top + x.shape[2], left : left + x.shape[3]]
+    return _unpadded(grad, x.shape, pads)
 
 
 def avg_pool2d_grad(
@@ -188,12 +198,10 @@ def avg_pool2d_grad(
     pads: Sequence[int],
 ) -> Array:
     """Spread each window's gradient evenly over its elements inside the input."""
-    top, left, bottom, right = pads
-    n, c, h, w = input_shape
-    inside = _pad_spatial(np.ones((1, 1, h, w), dtype=dy.dtype), pads)
+    inside = _pad_spatial(np.ones((1, 1, *input_shape[2:]), dtype=dy.dtype), pads)
     taps = list(_taps(kernel, dy.shape[2:], strides, (1, 1)))
     count = np.sum(np.stack([inside[:, :, r, c] for _, _, r, c in taps]), axis=0)
-    grad = np.zeros((n, c, h + top + bottom, w + left + right), dtype=dy.dtype)
+    grad = _padded_zeros(input_shape, pads, dy.dtype)
     for _, _, rows, cols in taps:
         grad[:, :, rows, cols] += dy / count
-    return grad[:, :, top : top + h, left : left + w]
+    return _unpadded(grad, input_shape, pads)

@@ -90,21 +90,30 @@ class TransposeOp(UnaryShapeOp):
         return np.transpose(inputs[0], self.perm_values)
 
 
-@irdl_op_definition
-class ReshapeOp(UnaryShapeOp):
-    """The same elements in row-major order under the result type's shape."""
-
-    name = "df.reshape"
-    traits = traits_def(ViewLike(), CheapToRecompute())
+class ToShapeOp(UnaryShapeOp, abc.ABC):
+    """The operand's elements under the shape its result type gives (the builder's
+    `shape`), of the operand's element type."""
 
     def __init__(self, input: Value, shape: Sequence[int]):
         super().__init__(
             operands=[input], result_types=[TensorType(element_of(_type(input)), shape)]
         )
 
-    def verify_types(self) -> None:
+    def source_and_target(self) -> tuple[shapes.Shape, shapes.Shape]:
+        """The operand's and the result's shapes, once the element type is checked."""
         self.require_same_element()
-        source, target = shape_of(self.input.type), shape_of(self.result.type)
+        return shape_of(self.input.type), shape_of(self.result.type)
+
+
+@irdl_op_definition
+class ReshapeOp(ToShapeOp):
+    """The same elements in row-major order under the result type's shape."""
+
+    name = "df.reshape"
+    traits = traits_def(ViewLike(), CheapToRecompute())
+
+    def verify_types(self) -> None:
+        source, target = self.source_and_target()
         if shapes.num_elements(source) != shapes.num_elements(target):
             raise ShapeError(
                 f"cannot reshape {format_shape(source)} ({shapes.num_elements(source)} elements) "
@@ -116,20 +125,14 @@ class ReshapeOp(UnaryShapeOp):
 
 
 @irdl_op_definition
-class BroadcastToOp(UnaryShapeOp):
+class BroadcastToOp(ToShapeOp):
     """`numpy.broadcast_to(x, shape)`, the shape given by the result type."""
 
     name = "df.broadcast_to"
     traits = traits_def(CheapToRecompute())
 
-    def __init__(self, input: Value, shape: Sequence[int]):
-        super().__init__(
-            operands=[input], result_types=[TensorType(element_of(_type(input)), shape)]
-        )
-
     def verify_types(self) -> None:
-        self.require_same_element()
-        source, target = shape_of(self.input.type), shape_of(self.result.type)
+        source, target = self.source_and_target()
         if not shapes.broadcasts_to(source, target):
             raise ShapeError(f"{format_shape(source)} does not broadcast to {format_shape(target)}")
 
