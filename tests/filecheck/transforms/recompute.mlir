@@ -119,6 +119,33 @@ func.func @cheap_ops(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>
 
 // -----
 
+// Heuristic mode recomputes data movement too (reshape, transpose, broadcast_to: one
+// pass over their data) but not softmax, which reduces along an axis: the clones of
+// the three are one group, read by the backward ops, and %s is kept.
+
+// HINTS-LABEL: func.func @cheap_shapes(
+// HINTS-NOT:   df.recomputed
+// HINTS:       func.return
+
+// HEUR-LABEL: func.func @cheap_shapes(
+// HEUR:         %[[S:.*]] = df.softmax %{{.*}} :
+// HEUR-NEXT:    %[[R:.*]] = df.reshape %x {df.recomputed = "cheap_shapes.r0"}
+// HEUR-NEXT:    %[[T:.*]] = df.transpose %[[R]] {df.recomputed = "cheap_shapes.r0", perm = array<i64: 1, 0>}
+// HEUR-NEXT:    %[[B:.*]] = df.broadcast_to %[[R]] {df.recomputed = "cheap_shapes.r0"}
+// HEUR-NEXT:    df.neg %[[B]] {df.backward}
+// HEUR-NEXT:    df.mul %[[S]], %[[T]] {df.backward}
+func.func @cheap_shapes(%x: tensor<4x8xf32>) -> (tensor<2x8x4xf32>, tensor<4x8xf32>) {
+  %r = df.reshape %x : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %t = df.transpose %r {perm = array<i64: 1, 0>} : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  %b = df.broadcast_to %r : (tensor<8x4xf32>) -> tensor<2x8x4xf32>
+  %s = df.softmax %t : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %gb = df.neg %b {df.backward} : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  %gs = df.mul %s, %t {df.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %gb, %gs : tensor<2x8x4xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // Budget mode on a chain of four 4 KiB values kept for the backward pass. Without
 // recomputation all four are live at the loss: 4 * 4096 + 64 (the loss) = 16448
 // bytes. Within 12352 bytes the cheapest plan recomputes only %b (a neg: 1024 flops,
