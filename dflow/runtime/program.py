@@ -6,8 +6,12 @@ registered in `sys.modules`, which numba's on-disk cache needs to find the
 kernels again in a later process. `Program.run(entry, arguments)` checks the
 feeds against the entry's signature, gives each device its arguments, runs
 each device's host function in its own thread (one device runs in the caller's
-thread), and gathers the results in the entry's order. Each device keeps its
-context, hence its arena, from one run to the next.
+thread), and gathers the results in the entry's order.
+
+A run takes a set of device contexts (one arena per device) that no other run is
+using: callers in several threads each get their own, made on first need, and up
+to `CONTEXT_SETS_KEPT` idle sets are kept for later runs, so arenas are reused
+from one call to the next without two calls ever sharing one.
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ from dflow.runtime.channels import ChannelAbandonedError, Channels, ChannelTimeo
 from dflow.runtime.context import CpuContext, context_for
 
 DEFAULT_TIMEOUT_S = 60.0
+
+CONTEXT_SETS_KEPT = 4
+"""Idle context sets (an arena per device each) a program keeps for later runs; a
+run beyond them makes its own and drops it after."""
 
 
 class ProgramError(RuntimeError):
@@ -98,12 +106,17 @@ def _check_feeds(entry: str, signature: Sequence[Any], arguments: Sequence[Any])
     return checked
 
 
+Contexts = dict[str, CpuContext]
+"""One context per device, for one run at a time."""
+
+
 @dataclass
 class Program:
-    """Device modules, and a context per device kept across runs."""
+    """Device modules, and the idle context sets of earlier runs."""
 
     parts: list[DevicePart]
-    contexts: dict[str, CpuContext] = field(default_factory=dict[str, CpuContext])
+    idle: list[Contexts] = field(default_factory=list[Contexts])
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def devices(self) -> list[str]:
@@ -123,33 +136,53 @@ class Program:
         feeds = _check_feeds(entry, signature["entry_arguments"], arguments)
         results: list[Any] = [None] * len(signature["entry_results"])
         channels = Channels(timeout)
-        runs = [_DeviceRun(self, part, entry, feeds, results, channels) for part in self.parts]
-        if len(runs) == 1:
-            runs[0].run()
-        else:
-            threads = [threading.Thread(target=r.run, name=r.part.device) for r in runs]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+        contexts = self.borrow(channels)
+        runs = [
+            _DeviceRun(part, contexts[part.device], entry, feeds, results, channels)
+            for part in self.parts
+        ]
+        try:
+            _run_all(runs)
+        finally:
+            self.give_back(contexts)
         failures = [r.error for r in runs if r.error is not None]
         real = [f for f in failures if not isinstance(f, ChannelAbandonedError)]
         if real or failures:
             raise ProgramError(str((real or failures)[0]))
         return results
 
-    def context(self, device: str, channels: Channels) -> CpuContext:
-        context = self.contexts.get(device)
-        if context is None:
-            context = self.contexts[device] = context_for(device, channels)
-        context.channels = channels
-        return context
+    def borrow(self, channels: Channels) -> Contexts:
+        """A context per device that no other run uses, talking over `channels`."""
+        with self.lock:
+            contexts = self.idle.pop() if self.idle else None
+        if contexts is None:
+            contexts = {p.device: context_for(p.device, channels) for p in self.parts}
+        for context in contexts.values():
+            context.channels = channels
+        return contexts
+
+    def give_back(self, contexts: Contexts) -> None:
+        with self.lock:
+            if len(self.idle) < CONTEXT_SETS_KEPT:
+                self.idle.append(contexts)
+
+
+def _run_all(runs: Sequence[_DeviceRun]) -> None:
+    """Each device's part of the run, in its own thread (one device in this one)."""
+    if len(runs) == 1:
+        runs[0].run()
+        return
+    threads = [threading.Thread(target=r.run, name=r.part.device) for r in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 @dataclass
 class _DeviceRun:
-    program: Program
     part: DevicePart
+    context: CpuContext
     entry: str
     feeds: list[Any]
     results: list[Any]
@@ -162,8 +195,7 @@ class _DeviceRun:
             if signature is None:
                 return
             host = getattr(self.part.module, signature["function"])
-            context = self.program.context(self.part.device, self.channels)
-            outputs = host(context, *(self.feeds[i] for i in signature["arguments"]))
+            outputs = host(self.context, *(self.feeds[i] for i in signature["arguments"]))
             for index, value in zip(signature["results"], outputs, strict=True):
                 self.results[index] = value
         except Exception as error:  # every failure is reported; the others stop

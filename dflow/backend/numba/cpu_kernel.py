@@ -76,7 +76,7 @@ def print_cpu_kernel(out: Lines, kernel: func.FuncOp, names: Names, parallel: bo
     if not any(isinstance(o, scf.ParallelOp | func.CallOp) for o in kernel.body.block.ops):
         body("pass")
     options = ", parallel=True" if printer.pranges else ""  # without a prange: a warning
-    out(f'@numba.njit(cache=True, error_model="numpy"{options})')
+    out(f'@numba.njit(cache=True, error_model="numpy", nogil=True{options})')
     out(f"def {kernel.sym_name.data}({', '.join(arguments)}):")
     out.extend(body)
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from dflow.runtime.library.blas import DGEMM, NO_TRANSPOSE, ROW_MAJOR, SGEMM, TRANSPOSE
 
-_jit = numba.njit(cache=True, error_model="numpy")
+_jit = numba.njit(cache=True, error_model="numpy", nogil=True)
 
 
 if SGEMM is None or DGEMM is None:

@@ -18,7 +18,7 @@
 // CHECK:       def _maximum(a, b):
 // CHECK:       main_cst0 = np.frombuffer(bytes.fromhex('0000803f0000004000004040000080400000a0400000c0400000e04000000041'), np.float32.__name__).astype(np.float32).reshape((8,))
 
-// CHECK:       @numba.njit(cache=True, error_model="numpy")
+// CHECK:       @numba.njit(cache=True, error_model="numpy", nogil=True)
 // CHECK-NEXT:  def fused_matmul_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]], [[H:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      lib.matmul_f32([[X]], [[W]], [[H]], numba.int64(0), numba.int64(0))
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
@@ -29,7 +29,7 @@
 // CHECK-NEXT:              {{^ *}}[[R:[A-Za-z0-9_]+]] = _maximum([[A]], numba.float32(0.0))
 // CHECK-NEXT:              [[H]]{{\[}}[[I]], [[J]]{{\]}} = [[R]]
 
-// CHECK:       @numba.njit(cache=True, error_model="numpy")
+// CHECK:       @numba.njit(cache=True, error_model="numpy", nogil=True)
 // CHECK-NEXT:  def fused_mul_1([[P:[A-Za-z0-9_]+]], [[K:[A-Za-z0-9_]+]], [[Q:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
 // CHECK-NEXT:          {{^ *}}[[ACC:[A-Za-z0-9_]+]] = numba.float32(-math.inf)
