@@ -38,6 +38,11 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "dflow.transforms.canonicalization_patterns.df",
     ): "an op's canonicalization patterns live with the other rewrite patterns and are "
     "imported when `canonicalize` asks for them, as xDSL's own ops do",
+    (
+        "dflow.frontend.builder",
+        "dflow.driver.api",
+    ): "`Graph.compile` is a shortcut for `dflow.compile(graph)`: it imports the driver "
+    "when it is called",
 }
 """Imports that go upward on purpose, each with its reason."""
 

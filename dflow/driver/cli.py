@@ -30,30 +30,32 @@ from typing import Any, NoReturn
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
-from dflow.analysis.function_schedule import plan_entry
 from dflow.driver import feeds
-from dflow.driver.compiler import compile_module, compiled_program, write_modules
+from dflow.driver.compiler import (
+    PLAN_FIGURES,
+    compile_module,
+    compiled_program,
+    memory_figures,
+    write_modules,
+)
 from dflow.driver.errors import DflowError, first_line
+from dflow.driver.loading import check_runnable_module, load_text
 from dflow.driver.multidevice import (
     check_gpus,
-    check_parts,
     devices_for,
     entry_signature,
+    interpret,
     is_partitioned,
     place,
-    run_partitioned,
     split_for_devices,
 )
 from dflow.driver.opt import add_opt_arguments, run_opt
-from dflow.driver.pipeline import parsed_pipeline, run_pipeline
-from dflow.driver.source import Source, display_name, location_of, parse_module, read_source, verify
+from dflow.driver.pipeline import parsed_pipeline
+from dflow.driver.source import Source, display_name, read_source
 from dflow.driver.viz import to_dot, write_picture
-from dflow.driver.wellformed import check_runnable
-from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S, DfFunctions, make_interpreter
+from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
 from dflow.runtime import ProgramError
-from dflow.runtime.channels import ChannelError, Channels
 
 
 def _seed(text: str) -> int:
@@ -161,39 +163,19 @@ def _load(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
     (checked before the program is read)."""
     parsed_pipeline(args.passes)
     source = read_source(args.file)
-    module = parse_module(source.text, source.name)
-    if args.passes:
-        run_pipeline(module, args.passes)
-        verify(module)
-    return source, module
+    return source, load_text(source.text, source.name, args.passes)
 
 
 def _load_runnable(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
-    """`_load`, for the commands that run or compile the program: no call to a
-    declaration, a send for every receive."""
+    """`_load`, for the commands that run or compile the program."""
     source, module = _load(args)
-    check_parts(module)
-    failure = check_runnable(module)
-    if failure is not None:
-        op, message = failure
-        raise DflowError(message, location_of(op))
+    check_runnable_module(module)
     return source, module
-
-
-PLAN_FIGURES = ("arena_bytes", "lower_bound_bytes", "naive_bytes")
 
 
 def _plan(args: argparse.Namespace) -> None:
     _, module = _load_runnable(args)
-    module = split_for_devices(module, devices_for(module, args.devices))
-    try:
-        plans = plan_entry(module, args.entry)
-    except DiagnosticException as error:
-        raise DflowError(first_line(error)) from None
-    figures = {
-        device: {name: getattr(memory, name) for name in PLAN_FIGURES}
-        for device, memory in plans.items()
-    }
+    figures = memory_figures(module, args.entry, devices_for(module, args.devices))
     print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
 
 
@@ -252,13 +234,10 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
             file=sys.stderr,
         )
     try:
-        if devices is not None or is_partitioned(module):
-            split = split_for_devices(module, devices)
-            return run_partitioned(split, args.entry, inputs, args.timeout)
-        interpreter = make_interpreter(module, DfFunctions(Channels(args.timeout)))
-        return list(interpreter.call_op(args.entry, tuple(inputs)))
-    except (InterpretationError, ChannelError) as error:
-        raise DflowError(first_line(error), display_name(args.file)) from None
+        return interpret(module, args.entry, inputs, devices, args.timeout)
+    except DflowError as error:
+        error.location = error.location or display_name(args.file)
+        raise
 
 
 def _run(args: argparse.Namespace) -> None:

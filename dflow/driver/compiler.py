@@ -26,6 +26,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from dflow.analysis.function_schedule import plan_entry
 from dflow.backend.numba.module import emit_modules, module_file_name
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import devices_for, is_partitioned, split_for_devices
@@ -50,6 +51,26 @@ def lower(module: ModuleOp, devices: str | None = None) -> ModuleOp:
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
     return module
+
+
+PLAN_FIGURES = ("arena_bytes", "lower_bound_bytes", "naive_bytes")
+"""What `dflow plan` reports of each device's memory plan."""
+
+
+def memory_figures(
+    module: ModuleOp, entry: str, devices: str | None = None
+) -> dict[str, dict[str, int]]:
+    """Per device, the arena of `entry`, its lower bound and the naive size in bytes
+    (`dflow plan`), once placed and partitioned on `devices`; `module` is changed."""
+    module = split_for_devices(module, devices)
+    try:
+        plans = plan_entry(module, entry)
+    except DiagnosticException as error:
+        raise DflowError(first_line(error)) from None
+    return {
+        device: {name: getattr(memory, name) for name in PLAN_FIGURES}
+        for device, memory in plans.items()
+    }
 
 
 @contextmanager

@@ -44,7 +44,8 @@ def argument_name(argument: BlockArgument) -> str:
     return argument.name_hint or f"arg{argument.index}"
 
 
-def _tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
+def argument_tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
+    """The tensor type of `argument`, or a one-line error for one that is no tensor."""
     if not isa(argument.type, TensorType[Attribute]):
         raise DflowError(
             f"argument {argument.index} of @{function.sym_name.data} has type {argument.type}; "
@@ -58,7 +59,7 @@ def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
     """Seeded inputs: normal floats, integers in [-10, 10), fair booleans; each made
     in its own dtype, after checking that all of them fit in memory."""
     rng = np.random.default_rng(seed)
-    types = [_tensor(function, argument) for argument in function.args]
+    types = [argument_tensor(function, argument) for argument in function.args]
     _check_fits(function, types)
     inputs: list[Array] = []
     for type in types:
@@ -152,7 +153,7 @@ def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> l
 
 
 def check_input(function: FuncOp, argument: BlockArgument, name: str, value: Array) -> Array:
-    type = _tensor(function, argument)
+    type = argument_tensor(function, argument)
     expected = numpy_dtype(type.element_type)
     if value.dtype != expected:
         raise DflowError(

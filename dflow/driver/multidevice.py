@@ -257,3 +257,23 @@ def _index_problem(
         if full[index] != type:
             return f"maps a {type} {kind} to the whole's {kind} {index}, of type {full[index]}"
     return None
+
+
+def interpret(
+    module: ModuleOp,
+    entry: str,
+    inputs: Sequence[Array],
+    devices: str | None = None,
+    timeout: float = DEFAULT_RECV_TIMEOUT_S,
+) -> list[Array]:
+    """`entry` of `module` run by the reference interpreter on `inputs` (one thread
+    per device when `devices` are given or the module is partitioned); a failure is
+    one `DflowError` line."""
+    try:
+        if devices is not None or is_partitioned(module):
+            split = split_for_devices(module, devices)
+            return run_partitioned(split, entry, inputs, timeout)
+        interpreter = make_interpreter(module, DfFunctions(Channels(timeout)))
+        return list(interpreter.call_op(entry, tuple(inputs)))
+    except (InterpretationError, ChannelError) as error:
+        raise DflowError(first_line(error)) from None

@@ -1,8 +1,10 @@
-"""The Python front end: a builder API for `df` functions."""
+"""The Python front end: the builder (`Graph`, `Tensor`) and dflow's tensor
+operations as functions (`ops`), for graphs written by hand or traced by
+`dflow.jit`."""
 
-from dflow.frontend.builder import (
-    Graph,
-    Tensor,
+from dflow.frontend.builder import Graph, Tensor
+from dflow.frontend.errors import TraceError
+from dflow.frontend.ops import (
     addn,
     avg_pool2d,
     concat,
@@ -11,4 +13,14 @@ from dflow.frontend.builder import (
     select,
 )
 
-__all__ = ["Graph", "Tensor", "addn", "avg_pool2d", "concat", "conv2d", "max_pool2d", "select"]
+__all__ = [
+    "Graph",
+    "Tensor",
+    "TraceError",
+    "addn",
+    "avg_pool2d",
+    "concat",
+    "conv2d",
+    "max_pool2d",
+    "select",
+]

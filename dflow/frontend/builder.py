@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32, f64, i1, i32, i64
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of, from_array, numpy_dtype
 from dflow.dialects.df.types import shape_of, static_tensor
+from dflow.frontend.errors import TraceError, trace_error, user_line
 
 ELEMENT_TYPES: dict[str, Attribute] = {"f32": f32, "f64": f64, "i32": i32, "i64": i64, "i1": i1}
 
@@ -52,6 +54,7 @@ class Graph:
         self.name = name
         self.block = Block()
         self.outputs: list[Tensor] = []
+        self.callees: list[FuncOp] = []
 
     def input(self, name: str, shape: Sequence[int], dtype: str | Attribute = "f32") -> Tensor:
         """A function argument (a feed) named `%name`."""
@@ -72,9 +75,13 @@ class Graph:
         """Verify and append an op, and return its (single) result.
 
         Verifying here makes every type error surface at the line that made it,
-        also for ops whose result type is given rather than inferred (reshape).
+        also for ops whose result type is given rather than inferred (reshape);
+        the message names that line of the caller's code.
         """
-        op.verify()
+        try:
+            op.verify()
+        except VerifyException as error:
+            raise VerifyException(f"{error} (at {user_line()})") from None
         self.block.add_op(op)
         return Tensor(self, op.results[0])
 
@@ -87,19 +94,95 @@ class Graph:
         types = ([a.type for a in self.block.args], [t.type for t in self.outputs])
         return FuncOp(self.name, types, Region(self.block))
 
+    def call(self, callee: FuncOp, arguments: Sequence[Tensor]) -> list[Tensor]:
+        """A `func.call` of `callee`, which joins the module beside this graph's
+        function (`dflow.grad` calls the gradient it builds so)."""
+        name = callee.sym_name.data
+        if all(known.sym_name.data != name for known in self.callees):
+            self.callees.append(callee)
+        outputs = callee.function_type.outputs.data
+        call = CallOp(name, [a.value for a in arguments], list(outputs))
+        self.block.add_op(call)
+        return [Tensor(self, result) for result in call.results]
+
     def module(self) -> ModuleOp:
-        """The function in a verified module; the graph is consumed."""
-        module = ModuleOp([self.function()])
+        """The function, and the functions it calls, in a verified module; the graph
+        is consumed."""
+        module = ModuleOp([self.function(), *self.callees])
         module.verify()
         return module
 
+    def compile(self, **options: Any) -> Any:
+        """`dflow.compile(self, **options)`: the graph compiled into a callable
+        `dflow.Program` (the graph is consumed)."""
+        from dflow.driver.api import compile  # noqa: PLC0415 (the driver is the layer above)
+
+        return compile(self, **options)
+
 
 class Tensor:
-    """A value of the graph; operators build df ops."""
+    """A value of the graph; operators build df ops.
+
+    A tensor holds no data while its graph is built (or a function is traced), so
+    what needs data fails with a `TraceError` naming the line: its truth value (`if
+    x > 0:`), `float(x)`, NumPy on it (`np.exp(x)`: use `dflow.exp`), and `==`
+    against a number (`x.equal(0)` or `dflow.equal` build the comparison; between
+    tensors, `==` is identity, so tensors can be dictionary keys).
+    """
+
+    __array_priority__ = 1000  # NumPy defers `array * tensor` to `Tensor.__rmul__`
 
     def __init__(self, graph: Graph, value: SSAValue):
         self.graph = graph
         self.value = value
+
+    def __repr__(self) -> str:
+        return f"<dflow.Tensor {self.value.name_hint or ''}: {self.type}>"
+
+    def __bool__(self) -> bool:
+        raise trace_error(
+            "a traced tensor has no truth value (it holds no data yet): "
+            "choose with dflow.select, or make the condition a static argument"
+        )
+
+    def _no_data(self, what: str) -> TraceError:
+        return trace_error(f"{what} of a traced tensor: it holds no data yet")
+
+    def __float__(self) -> float:
+        raise self._no_data("float()")
+
+    def __int__(self) -> int:
+        raise self._no_data("int()")
+
+    def __index__(self) -> int:
+        raise self._no_data("an index")
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._no_data("a NumPy array (np.asarray)")
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        raise trace_error(
+            f"np.{ufunc.__name__} cannot compute on a traced tensor: use dflow's "
+            f"operations (dflow.{ufunc.__name__} where there is one)"
+        )
+
+    def __array_function__(self, function: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        raise trace_error(
+            f"np.{function.__name__} cannot compute on a traced tensor: use dflow's "
+            "operations (dflow.reduce_sum, dflow.reshape, ...)"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Tensor):
+            return self is other
+        raise trace_error("== on a traced tensor: use x.equal(y) or dflow.equal(x, y)")
+
+    def __ne__(self, other: object) -> bool:
+        if isinstance(other, Tensor):
+            return self is not other
+        raise trace_error("!= on a traced tensor: build it with dflow.equal and dflow.select")
+
+    __hash__ = object.__hash__
 
     @property
     def type(self) -> TensorType[Attribute]:
@@ -109,7 +192,9 @@ class Tensor:
     def shape(self) -> tuple[int, ...]:
         return shape_of(self.type)
 
-    def _lift(self, other: Tensor | float | int | bool) -> Tensor:
+    def lift(self, other: Tensor | float | int | bool) -> Tensor:
+        """`other` as a tensor: itself, or a number made a constant of this tensor's
+        element type."""
         if isinstance(other, Tensor):
             return other
         dtype = numpy_dtype(self.type.element_type)
@@ -118,7 +203,7 @@ class Tensor:
     def _binary(
         self, op_type: type[df.BinaryElementwiseOp], other: Any, swap: bool = False
     ) -> Tensor:
-        lhs, rhs = (self._lift(other), self) if swap else (self, self._lift(other))
+        lhs, rhs = (self.lift(other), self) if swap else (self, self.lift(other))
         return self.graph.emit(op_type(lhs.value, rhs.value))
 
     def _unary(self, op_type: type[df.UnaryElementwiseOp]) -> Tensor:
@@ -275,53 +360,3 @@ def _bounds(part: int | slice, dim: int) -> tuple[int, int]:
     if not -dim <= part < dim:
         raise IndexError(f"index {part} is out of range for an axis of size {dim}")
     return part % dim, part % dim + 1
-
-
-def select(condition: Tensor, on_true: Tensor, on_false: Tensor) -> Tensor:
-    return condition.graph.emit(df.SelectOp(condition.value, on_true.value, on_false.value))
-
-
-def concat(tensors: Sequence[Tensor], axis: int) -> Tensor:
-    return tensors[0].graph.emit(df.ConcatOp([t.value for t in tensors], axis))
-
-
-def addn(tensors: Sequence[Tensor]) -> Tensor:
-    return tensors[0].graph.emit(df.AddNOp([t.value for t in tensors]))
-
-
-def conv2d(
-    input: Tensor,
-    filter: Tensor,
-    bias: Tensor | None = None,
-    *,
-    strides: Sequence[int] = (1, 1),
-    pads: Sequence[int] = (0, 0, 0, 0),
-    dilations: Sequence[int] = (1, 1),
-) -> Tensor:
-    op = df.Conv2DOp(
-        input.value,
-        filter.value,
-        None if bias is None else bias.value,
-        strides=strides,
-        pads=pads,
-        dilations=dilations,
-    )
-    return input.graph.emit(op)
-
-
-def max_pool2d(
-    input: Tensor,
-    kernel: Sequence[int],
-    strides: Sequence[int] = (1, 1),
-    pads: Sequence[int] = (0, 0, 0, 0),
-) -> Tensor:
-    return input.graph.emit(df.MaxPool2DOp(input.value, kernel=kernel, strides=strides, pads=pads))
-
-
-def avg_pool2d(
-    input: Tensor,
-    kernel: Sequence[int],
-    strides: Sequence[int] = (1, 1),
-    pads: Sequence[int] = (0, 0, 0, 0),
-) -> Tensor:
-    return input.graph.emit(df.AvgPool2DOp(input.value, kernel=kernel, strides=strides, pads=pads))

@@ -1,0 +1,320 @@
+"""The Python API: `dflow.compile(program)` gives a `Program` one calls with arrays.
+
+    program = dflow.compile("model.mlir", devices="cpu:0,cpu:1")
+    loss, probabilities = program(x=x, w1=w1, ...)   # by position or argument name
+    program.signature("main"), program.source, program.memory, program.interpret(...)
+
+`program` may be a `Graph` of the builder, an xDSL `ModuleOp`, MLIR text, or a path
+to an `.mlir` file. The program is checked as `dflow run` checks it, compiled
+through the same pipeline and kept in the same on-disk cache (keyed by its text,
+the options and the compiler), so a second `compile` of it, in this process or a
+later one, loads it at once. Calls are safe from several threads (each call takes
+its own arenas, `runtime/program.py`). Bad feeds raise `FeedError` with the message
+`dflow run` prints; a program dflow cannot compile raises `DflowError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+
+from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.symbols import device_modules, graph_functions
+from dflow.driver import feeds
+from dflow.driver.compiler import compiled_program, memory_figures
+from dflow.driver.errors import DflowError
+from dflow.driver.loading import check_runnable_module, load_module, load_text
+from dflow.driver.multidevice import (
+    check_gpus,
+    devices_for,
+    entry_signature,
+    interpret,
+    is_partitioned,
+)
+from dflow.frontend.builder import Graph
+from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
+from dflow.runtime import Program as LoadedProgram
+from dflow.runtime import ProgramError
+
+Array = NDArray[Any]
+ProgramLike = Graph | ModuleOp | str | os.PathLike[str]
+"""What `compile` takes: a builder graph, a module, MLIR text or a path."""
+
+
+class FeedError(ValueError):
+    """Arguments that do not fit the entry: a missing, extra or unknown argument, or
+    an array of the wrong shape or dtype. The message is the one `dflow run`
+    prints for the same mistake."""
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One argument or result: its name (`x` for `%x`; results are `out0`, ...), its
+    shape and its NumPy dtype."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.dtype}{list(self.shape)}"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What an entry takes and returns."""
+
+    entry: str
+    arguments: tuple[TensorSpec, ...]
+    results: tuple[TensorSpec, ...]
+
+    def __str__(self) -> str:
+        taken = ", ".join(map(str, self.arguments))
+        given = ", ".join(map(str, self.results))
+        return f"@{self.entry}({taken}) -> ({given})"
+
+
+def _specs(types: Sequence[Any], names: Sequence[str]) -> tuple[TensorSpec, ...]:
+    return tuple(
+        TensorSpec(name, tuple(type.get_shape()), numpy_dtype(type.element_type))
+        for name, type in zip(names, types, strict=True)
+    )
+
+
+def _source(program: ProgramLike) -> tuple[str, str, ModuleOp | None]:
+    """The text of `program` (for the cache key), the name its messages use, and the
+    module when it is one already."""
+    if isinstance(program, Graph):
+        module = program.module()
+        return str(module), f"<graph {program.name}>", module
+    if isinstance(program, ModuleOp):
+        return str(program), "<module>", program.clone()
+    if isinstance(program, str) and ("\n" in program or "{" in program):
+        return program, "<text>", None
+    path = Path(program)
+    if path.suffix == ".onnx":
+        raise DflowError(f"cannot compile {path}: dflow has no ONNX importer yet")
+    try:
+        return path.read_text(), str(path), None
+    except OSError as error:
+        raise DflowError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+def compile(
+    program: ProgramLike,
+    *,
+    entry: str = "main",
+    devices: str | None = None,
+    passes: str | None = None,
+    parallel: bool = False,
+) -> Program:
+    """Compile `program` and load it: a `Program` that runs `entry` when called.
+
+    `program`: a `dflow.Graph`, an xDSL `ModuleOp`, MLIR text, or a path to an
+    `.mlir` file. `devices`: a list such as `"cpu:0,gpu:0"` to place and partition
+    on (default: the devices the program's pins name, else `cpu:0`). `passes`: an
+    `xdsl-opt` pipeline run first (`"df-optimize"`). `parallel`: CPU kernels with
+    numba's `parallel=True`. Raises `DflowError` for a program dflow cannot compile.
+    """
+    passes = passes or ""
+    text, name, module = _source(program)
+    module = load_text(text, name, passes) if module is None else load_module(module, passes)
+    check_runnable_module(module)
+    return Program(module, text, devices_for(module, devices), parallel, passes, entry)
+
+
+def _result(outputs: Sequence[Array]) -> Array | tuple[Array, ...]:
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+class Program:
+    """A compiled program: call it like its entry function (`Program.entry`).
+
+    `program(x, w)` or `program(x=x, w=w)` returns the entry's result, or a tuple
+    of them; `program["other"]` is another entry; `entries`, `signature()`,
+    `source`, `memory` and `interpret()` tell what was compiled and how.
+    """
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        text: str,
+        devices: str | None,
+        parallel: bool,
+        passes: str,
+        entry: str = "main",
+    ):
+        self.module = module.clone()
+        """The program as it was checked, before the lowering (for `interpret`)."""
+        self.devices = devices
+        """The devices it runs on (None: one, `cpu:0`)."""
+        self.entry = entry
+        self.timeout = DEFAULT_RECV_TIMEOUT_S
+        """Seconds a device waits for a value another device sends."""
+        check_gpus(module, devices)
+        self.loaded: LoadedProgram = compiled_program(
+            text, module, devices, parallel, passes=passes
+        )
+        if entry not in self.entries:
+            raise DflowError(f"no function @{entry} to run (functions: {self._names()})")
+
+    @cached_property
+    def entries(self) -> tuple[str, ...]:
+        """The functions that can be called, by name."""
+        parts = [part for _, part in device_modules(self.module)] or [self.module]
+        names = {f.sym_name.data: None for part in parts for f in graph_functions(part)}
+        return tuple(names)
+
+    def _names(self) -> str:
+        return ", ".join(f"@{name}" for name in self.entries) or "none"
+
+    def function(self, entry: str) -> FuncOp:
+        """The whole function `entry`, to match and check feeds against."""
+        try:
+            if is_partitioned(self.module):
+                return entry_signature(self.module, entry)
+            return feeds.find_entry(self.module, entry)
+        except DflowError as error:
+            raise KeyError(error.message) from None
+
+    def signature(self, entry: str | None = None) -> Signature:
+        """The argument and result names, shapes and dtypes of `entry` (default: the
+        program's entry)."""
+        entry = entry or self.entry
+        function = self.function(entry)
+        names = [feeds.argument_name(argument) for argument in function.args]
+        outputs = function.function_type.outputs.data
+        return Signature(
+            entry,
+            _specs(function.function_type.inputs.data, names),
+            _specs(outputs, [f"out{i}" for i in range(len(outputs))]),
+        )
+
+    def __getitem__(self, entry: str) -> Entry:
+        if entry not in self.entries:
+            raise KeyError(f"no function @{entry} (functions: {self._names()})")
+        return Entry(self, entry)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
+        return self[self.entry](*args, **kwargs)
+
+    def interpret(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
+        """The entry run by the reference interpreter on the same feeds."""
+        return self[self.entry].interpret(*args, **kwargs)
+
+    @cached_property
+    def source(self) -> dict[str, str]:
+        """The emitted Python of each device, by file name (`cpu_0.py`)."""
+        return {
+            Path(part.module.__file__ or "").name: Path(part.module.__file__ or "").read_text()
+            for part in self.loaded.parts
+        }
+
+    @cached_property
+    def memory(self) -> dict[str, dict[str, int]]:
+        """Per device, the entry's arena, its lower bound and the naive size in bytes,
+        as `dflow plan --json` gives them."""
+        return memory_figures(self.module.clone(), self.entry, self.devices)
+
+    def __repr__(self) -> str:
+        devices = self.devices or "cpu:0"
+        return f"<dflow.Program {self.signature()} on {devices}>"
+
+
+class Entry:
+    """One entry of a `Program`, callable with arrays by position or argument name."""
+
+    def __init__(self, program: Program, name: str):
+        self.program = program
+        self.name = name
+
+    @property
+    def signature(self) -> Signature:
+        return self.program.signature(self.name)
+
+    def feeds(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Array]:
+        """The arguments as the entry's arrays, checked; `FeedError` for a mistake."""
+        function = self.program.function(self.name)
+        try:
+            return bind_feeds(function, args, kwargs)
+        except DflowError as error:
+            raise FeedError(error.message) from None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
+        inputs = self.feeds(args, kwargs)
+        try:
+            return _result(self.program.loaded.run(self.name, inputs, self.program.timeout))
+        except ProgramError as error:
+            raise DflowError(str(error)) from None
+
+    def interpret(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
+        """This entry run by the reference interpreter on the same feeds."""
+        inputs = self.feeds(args, kwargs)
+        module = self.program.module.clone()
+        devices = self.program.devices
+        return _result(interpret(module, self.name, inputs, devices, self.program.timeout))
+
+    def __repr__(self) -> str:
+        return f"<dflow.Entry {self.signature}>"
+
+
+def bind_feeds(function: FuncOp, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Array]:
+    """`args` and `kwargs` as the arrays of `function`'s arguments, in order: by
+    position, then by name (`x` for `%x`, or `arg0`); each checked for its exact shape
+    and dtype. Python numbers and lists take the argument's dtype; arrays must have it."""
+    names = [feeds.argument_name(argument) for argument in function.args]
+    where = f"@{function.sym_name.data}"
+    if len(args) > len(names):
+        raise DflowError(f"{where} takes {len(names)} arguments, {len(args)} given")
+    given: dict[int, Any] = dict(enumerate(args))
+    for key, value in kwargs.items():
+        index = _index_of(key, names, where)
+        if index in given:
+            raise DflowError(f"argument {names[index]!r} of {where} is given twice")
+        given[index] = value
+    missing = [name for index, name in enumerate(names) if index not in given]
+    if missing:
+        raise DflowError(f"{where} is missing argument {missing[0]!r} (of {', '.join(names)})")
+    return [
+        feeds.check_input(function, argument, name, _as_array(given[index], function, argument))
+        for index, (argument, name) in enumerate(zip(function.args, names, strict=True))
+    ]
+
+
+def _index_of(key: str, names: Sequence[str], where: str) -> int:
+    """The position of the argument a keyword names: its name, or `arg<N>`."""
+    matches = [index for index, name in enumerate(names) if name == key]
+    if len(matches) > 1:
+        raise DflowError(
+            f"{where} has {len(matches)} arguments named {key!r}: pass them by position"
+        )
+    if matches:
+        return matches[0]
+    if key.startswith("arg") and key[3:].isdigit() and int(key[3:]) < len(names):
+        return int(key[3:])
+    raise DflowError(f"{where} has no argument {key!r} (arguments: {', '.join(names) or 'none'})")
+
+
+def _as_array(value: Any, function: FuncOp, argument: Any) -> Array:
+    """An array as given; anything else (numbers, lists) in the argument's dtype."""
+    if isinstance(value, np.ndarray | np.generic):
+        return np.asarray(cast(Array, value))
+    dtype = numpy_dtype(feeds.argument_tensor(function, argument).element_type)
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as error:
+        raise DflowError(
+            f"argument {feeds.argument_name(argument)!r} of @{function.sym_name.data}: "
+            f"cannot make a {dtype} array of {type(value).__name__} ({error})"
+        ) from None

@@ -1,0 +1,273 @@
+"""dflow's tensor operations as functions: one per `df` op, for code written with
+the builder or traced by `dflow.jit` (`dflow.relu(x)`, `dflow.matmul(x, w)`, ...).
+
+Each takes `Tensor`s of one graph (a binary op also takes a Python number for one
+side, made a constant of the other side's element type) and appends its op. A
+value that is not a tensor is a `TraceError` naming the line of the user's code
+that passed it; an error of the op's shape rules is a `VerifyException` naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Operation
+
+from dflow.dialects import df
+from dflow.frontend.builder import Graph, Tensor, element_type
+from dflow.frontend.errors import trace_error
+
+
+def _tensor(name: str, position: int, value: object) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    raise trace_error(
+        f"dflow.{name}: argument {position} is a {type(value).__name__}, not a tensor"
+    )
+
+
+def _tensors(name: str, values: object) -> list[Tensor]:
+    if isinstance(values, Tensor) or not isinstance(values, list | tuple) or not values:
+        raise trace_error(f"dflow.{name}: expects a non-empty list of tensors")
+    items: list[object] = list(values)  # pyright: ignore[reportUnknownArgumentType]
+    return [_tensor(name, position, value) for position, value in enumerate(items)]
+
+
+def _emit(graph: Graph, op: Callable[[], Operation]) -> Tensor:
+    """`graph.emit(op())`: a shape or type error names the user's line (`Graph.emit`)."""
+    return graph.emit(op())
+
+
+def _unary(op_type: type[df.UnaryElementwiseOp]) -> Callable[[Tensor], Tensor]:
+    name = op_type.name.removeprefix("df.")
+
+    def apply(x: Tensor) -> Tensor:
+        tensor = _tensor(name, 0, x)
+        return _emit(tensor.graph, lambda: op_type(tensor.value))
+
+    apply.__name__ = apply.__qualname__ = name
+    apply.__doc__ = f"`{op_type.name}`: {(op_type.__doc__ or name).strip().splitlines()[0]}"
+    return apply
+
+
+def _binary(op_type: type[df.BinaryElementwiseOp]) -> Callable[[Any, Any], Tensor]:
+    name = op_type.name.removeprefix("df.")
+
+    def apply(x: Any, y: Any) -> Tensor:
+        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            raise trace_error(f"dflow.{name}: neither argument is a tensor")
+        lhs = _lift(name, 0, x, y)
+        rhs = _lift(name, 1, y, x)
+        return _emit(lhs.graph, lambda: op_type(lhs.value, rhs.value))
+
+    apply.__name__ = apply.__qualname__ = name
+    apply.__doc__ = f"`{op_type.name}`, elementwise with NumPy broadcasting; a number " + (
+        "on one side is a constant of the other side's element type."
+    )
+    return apply
+
+
+def _lift(name: str, position: int, value: Any, other: Tensor) -> Tensor:
+    """`value` as a tensor: itself, or a number made a constant of `other`'s type."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool | int | float):
+        return other.lift(value)
+    raise trace_error(
+        f"dflow.{name}: argument {position} is a {type(value).__name__}, not a tensor"
+    )
+
+
+neg = _unary(df.NegOp)
+abs = _unary(df.AbsOp)
+square = _unary(df.SquareOp)
+relu = _unary(df.ReluOp)
+identity = _unary(df.IdentityOp)
+reciprocal = _unary(df.ReciprocalOp)
+exp = _unary(df.ExpOp)
+log = _unary(df.LogOp)
+sqrt = _unary(df.SqrtOp)
+rsqrt = _unary(df.RsqrtOp)
+tanh = _unary(df.TanhOp)
+sigmoid = _unary(df.SigmoidOp)
+add = _binary(df.AddOp)
+sub = _binary(df.SubOp)
+mul = _binary(df.MulOp)
+div = _binary(df.DivOp)
+maximum = _binary(df.MaximumOp)
+minimum = _binary(df.MinimumOp)
+pow = _binary(df.PowOp)
+greater = _binary(df.GreaterOp)
+greater_equal = _binary(df.GreaterEqualOp)
+less = _binary(df.LessOp)
+less_equal = _binary(df.LessEqualOp)
+equal = _binary(df.EqualOp)
+
+
+def constant(value: Any, dtype: str | Attribute | None = None, *, like: Tensor) -> Tensor:
+    """A `df.constant` holding `value` (its dtype, or `dtype`), in `like`'s graph."""
+    return _tensor("constant", 0, like).graph.constant(value, dtype)
+
+
+def select(condition: Tensor, on_true: Any, on_false: Any) -> Tensor:
+    """`df.select`: `where(condition, on_true, on_false)`, all three broadcast."""
+    mask = _tensor("select", 0, condition)
+    if isinstance(on_true, Tensor):
+        on_false = _lift("select", 2, on_false, on_true)
+    on_true = _lift("select", 1, on_true, _tensor("select", 2, on_false))
+    return _emit(mask.graph, lambda: df.SelectOp(mask.value, on_true.value, on_false.value))
+
+
+where = select
+"""NumPy's name for `select`."""
+
+
+def cast(x: Tensor, dtype: str | Attribute) -> Tensor:
+    """`df.cast`: `x` in another element type (`"f32"`, `"i32"`, ...)."""
+    tensor = _tensor("cast", 0, x)
+    return _emit(tensor.graph, lambda: df.CastOp(tensor.value, element_type(dtype)))
+
+
+def addn(tensors: Sequence[Tensor]) -> Tensor:
+    """`df.addn`: the sum of tensors of one type."""
+    terms = _tensors("addn", tensors)
+    return _emit(terms[0].graph, lambda: df.AddNOp([t.value for t in terms]))
+
+
+def matmul(a: Tensor, b: Tensor, *, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
+    """`df.matmul`: `a @ b` on the last two axes (leading axes a batch)."""
+    lhs, rhs = _tensor("matmul", 0, a), _tensor("matmul", 1, b)
+    return _emit(
+        lhs.graph,
+        lambda: df.MatmulOp(lhs.value, rhs.value, transpose_a=transpose_a, transpose_b=transpose_b),
+    )
+
+
+def conv2d(
+    input: Tensor,
+    filter: Tensor,
+    bias: Tensor | None = None,
+    *,
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+    dilations: Sequence[int] = (1, 1),
+) -> Tensor:
+    """`df.conv2d`: NCHW input, OIHW filter, optional bias; pads top, left, bottom, right."""
+    x, w = _tensor("conv2d", 0, input), _tensor("conv2d", 1, filter)
+    b = None if bias is None else _tensor("conv2d", 2, bias).value
+    return _emit(
+        x.graph,
+        lambda: df.Conv2DOp(x.value, w.value, b, strides=strides, pads=pads, dilations=dilations),
+    )
+
+
+def conv2d_grad_input(
+    output_grad: Tensor, filter: Tensor, input_shape: Sequence[int], **window: Any
+) -> Tensor:
+    """`df.conv2d_grad_input`: the gradient of `conv2d` in its input (of `input_shape`)."""
+    dy, w = _tensor("conv2d_grad_input", 0, output_grad), _tensor("conv2d_grad_input", 1, filter)
+    result = TensorType(dy.type.element_type, input_shape)
+    return _emit(dy.graph, lambda: df.Conv2DGradInputOp(dy.value, w.value, result, **window))
+
+
+def conv2d_grad_filter(
+    input: Tensor, output_grad: Tensor, filter_shape: Sequence[int], **window: Any
+) -> Tensor:
+    """`df.conv2d_grad_filter`: the gradient of `conv2d` in its filter (of `filter_shape`)."""
+    x, dy = _tensor("conv2d_grad_filter", 0, input), _tensor("conv2d_grad_filter", 1, output_grad)
+    result = TensorType(x.type.element_type, filter_shape)
+    return _emit(x.graph, lambda: df.Conv2DGradFilterOp(x.value, dy.value, result, **window))
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+) -> Tensor:
+    """`df.max_pool2d`: the maximum of each window (padding never wins)."""
+    x = _tensor("max_pool2d", 0, input)
+    return _emit(
+        x.graph, lambda: df.MaxPool2DOp(x.value, kernel=kernel, strides=strides, pads=pads)
+    )
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+) -> Tensor:
+    """`df.avg_pool2d`: the mean of each window over the elements inside the input."""
+    x = _tensor("avg_pool2d", 0, input)
+    return _emit(
+        x.graph, lambda: df.AvgPool2DOp(x.value, kernel=kernel, strides=strides, pads=pads)
+    )
+
+
+def max_pool2d_grad(input: Tensor, output_grad: Tensor, **window: Any) -> Tensor:
+    """`df.max_pool2d_grad`: each window's gradient to its (first) maximum."""
+    x, dy = _tensor("max_pool2d_grad", 0, input), _tensor("max_pool2d_grad", 1, output_grad)
+    return _emit(x.graph, lambda: df.MaxPool2DGradOp(x.value, dy.value, **window))
+
+
+def avg_pool2d_grad(output_grad: Tensor, input_shape: Sequence[int], **window: Any) -> Tensor:
+    """`df.avg_pool2d_grad`: each window's gradient spread over it (`input_shape`)."""
+    dy = _tensor("avg_pool2d_grad", 0, output_grad)
+    result = TensorType(dy.type.element_type, input_shape)
+    return _emit(dy.graph, lambda: df.AvgPool2DGradOp(dy.value, result, **window))
+
+
+def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Tensor:
+    """`df.transpose`: axes permuted by `perm` (reversed when None)."""
+    return _tensor("transpose", 0, x).transpose(perm)
+
+
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """`df.reshape`: the elements in row-major order under `shape`."""
+    tensor = _tensor("reshape", 0, x)
+    return _emit(tensor.graph, lambda: df.ReshapeOp(tensor.value, shape))
+
+
+def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """`df.broadcast_to`: NumPy's `broadcast_to`."""
+    tensor = _tensor("broadcast_to", 0, x)
+    return _emit(tensor.graph, lambda: df.BroadcastToOp(tensor.value, shape))
+
+
+def _reduction(op_type: type[df.ReduceOp]) -> Callable[..., Tensor]:
+    name = op_type.name.removeprefix("df.")
+
+    def apply(x: Tensor, axes: Sequence[int] | int | None = None, keepdims: bool = False) -> Tensor:
+        tensor = _tensor(name, 0, x)
+        over = (axes,) if isinstance(axes, int) else axes
+        return _emit(tensor.graph, lambda: op_type(tensor.value, over, keepdims))
+
+    apply.__name__ = apply.__qualname__ = name
+    apply.__doc__ = f"`{op_type.name}` over `axes` (all when None; negative from the end)."
+    return apply
+
+
+reduce_sum = _reduction(df.ReduceSumOp)
+reduce_mean = _reduction(df.ReduceMeanOp)
+reduce_max = _reduction(df.ReduceMaxOp)
+
+
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """`df.softmax` along `axis`, numerically stable."""
+    tensor = _tensor("softmax", 0, x)
+    return _emit(tensor.graph, lambda: df.SoftmaxOp(tensor.value, axis))
+
+
+def concat(tensors: Sequence[Tensor], axis: int) -> Tensor:
+    """`df.concat`: NumPy's `concatenate` along `axis`."""
+    parts = _tensors("concat", tensors)
+    return _emit(parts[0].graph, lambda: df.ConcatOp([t.value for t in parts], axis))
+
+
+def slice(x: Tensor, start: Sequence[int], limit: Sequence[int]) -> Tensor:
+    """`df.slice`: `x[start:limit]` along every axis."""
+    tensor = _tensor("slice", 0, x)
+    return _emit(tensor.graph, lambda: df.SliceOp(tensor.value, start, limit))
