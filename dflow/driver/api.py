@@ -162,6 +162,7 @@ class Program:
         self.entry = entry
         self.timeout = DEFAULT_RECV_TIMEOUT_S
         """Seconds a device waits for a value another device sends."""
+        self.callable_entries: dict[str, Entry] = {}
         check_gpus(module, devices)
         self.loaded: LoadedProgram = compiled_program(
             text, module, devices, parallel, passes=passes
@@ -202,9 +203,12 @@ class Program:
         )
 
     def __getitem__(self, entry: str) -> Entry:
-        if entry not in self.entries:
-            raise KeyError(f"no function @{entry} (functions: {self._names()})")
-        return Entry(self, entry)
+        found = self.callable_entries.get(entry)
+        if found is None:
+            if entry not in self.entries:
+                raise KeyError(f"no function @{entry} (functions: {self._names()})")
+            found = self.callable_entries.setdefault(entry, Entry(self, entry))
+        return found
 
     def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
         return self[self.entry](*args, **kwargs)
@@ -243,11 +247,18 @@ class Entry:
     def signature(self) -> Signature:
         return self.program.signature(self.name)
 
-    def feeds(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Array]:
-        """The arguments as the entry's arrays, checked; `FeedError` for a mistake."""
+    @cached_property
+    def parameters(self) -> list[feeds.Parameter]:
         function = self.program.function(self.name)
         try:
-            return bind_feeds(function, args, kwargs)
+            return [feeds.Parameter.of(function, argument) for argument in function.args]
+        except DflowError as error:
+            raise FeedError(error.message) from None
+
+    def feeds(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Array]:
+        """The arguments as the entry's arrays, checked; `FeedError` for a mistake."""
+        try:
+            return bind_feeds(self.parameters, args, kwargs)
         except DflowError as error:
             raise FeedError(error.message) from None
 
@@ -269,12 +280,14 @@ class Entry:
         return f"<dflow.Entry {self.signature}>"
 
 
-def bind_feeds(function: FuncOp, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Array]:
-    """`args` and `kwargs` as the arrays of `function`'s arguments, in order: by
+def bind_feeds(
+    parameters: Sequence[feeds.Parameter], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> list[Array]:
+    """`args` and `kwargs` as the arrays of an entry's `parameters`, in order: by
     position, then by name (`x` for `%x`, or `arg0`); each checked for its exact shape
     and dtype. Python numbers and lists take the argument's dtype; arrays must have it."""
-    names = [feeds.argument_name(argument) for argument in function.args]
-    where = f"@{function.sym_name.data}"
+    names = [parameter.name for parameter in parameters]
+    where = f"@{parameters[0].function}" if parameters else "the entry"
     if len(args) > len(names):
         raise DflowError(f"{where} takes {len(names)} arguments, {len(args)} given")
     given: dict[int, Any] = dict(enumerate(args))
@@ -286,10 +299,7 @@ def bind_feeds(function: FuncOp, args: Sequence[Any], kwargs: Mapping[str, Any])
     missing = [name for index, name in enumerate(names) if index not in given]
     if missing:
         raise DflowError(f"{where} is missing argument {missing[0]!r} (of {', '.join(names)})")
-    return [
-        feeds.check_input(function, argument, name, _as_array(given[index], function, argument))
-        for index, (argument, name) in enumerate(zip(function.args, names, strict=True))
-    ]
+    return [p.check(_as_array(given[p.index], p)) for p in parameters]
 
 
 def _index_of(key: str, names: Sequence[str], where: str) -> int:
@@ -306,15 +316,14 @@ def _index_of(key: str, names: Sequence[str], where: str) -> int:
     raise DflowError(f"{where} has no argument {key!r} (arguments: {', '.join(names) or 'none'})")
 
 
-def _as_array(value: Any, function: FuncOp, argument: Any) -> Array:
+def _as_array(value: Any, parameter: feeds.Parameter) -> Array:
     """An array as given; anything else (numbers, lists) in the argument's dtype."""
     if isinstance(value, np.ndarray | np.generic):
         return np.asarray(cast(Array, value))
-    dtype = numpy_dtype(feeds.argument_tensor(function, argument).element_type)
     try:
-        return np.asarray(value, dtype=dtype)
+        return np.asarray(value, dtype=parameter.dtype)
     except (TypeError, ValueError) as error:
         raise DflowError(
-            f"argument {feeds.argument_name(argument)!r} of @{function.sym_name.data}: "
-            f"cannot make a {dtype} array of {type(value).__name__} ({error})"
+            f"argument {parameter.name!r} of @{parameter.function}: "
+            f"cannot make a {parameter.dtype} array of {type(value).__name__} ({error})"
         ) from None

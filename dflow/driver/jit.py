@@ -102,6 +102,7 @@ def flatten(value: Any, name: str) -> tuple[list[tuple[str, Any]], Tree]:
     return leaves, Tree(kind, tuple(children), keys)
 
 
+@functools.cache
 def _identifier(name: str) -> str:
     """`name` as an SSA value or symbol name (no trailing `_<digits>`, which xDSL
     takes for a uniquing suffix and drops)."""
