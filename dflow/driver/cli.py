@@ -25,15 +25,17 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from dflow.driver import feeds
+from dflow.driver import cache, feeds
 from dflow.driver.compiler import (
     PLAN_FIGURES,
+    compile_kernels,
     compile_module,
     compiled_program,
     memory_figures,
@@ -53,6 +55,7 @@ from dflow.driver.multidevice import (
 from dflow.driver.opt import add_opt_arguments, run_opt
 from dflow.driver.pipeline import parsed_pipeline
 from dflow.driver.source import Source, display_name, read_source
+from dflow.driver.timing import Timings, maybe
 from dflow.driver.viz import to_dot, write_picture
 from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
 from dflow.runtime import ProgramError
@@ -97,6 +100,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dflow", description="A multi-level compiler for tensor dataflow graphs.")
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
@@ -105,6 +109,11 @@ def _parser() -> argparse.ArgumentParser:
     _program_arguments(compile_, "place and partition on these first")
     compile_.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
     compile_.add_argument("--parallel", action="store_true", help="parallel=True CPU kernels")
+    compile_.add_argument(
+        "--time",
+        action="store_true",
+        help="print the time of every pass and of numba's compile of the CPU kernels",
+    )
     compile_.set_defaults(handler=_compile)
     viz = commands.add_parser("viz", help="draw the dataflow graph (.dot, .svg or .png)")
     _program_arguments(viz, "place on these devices first")
@@ -122,7 +131,39 @@ def _parser() -> argparse.ArgumentParser:
     opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
     add_opt_arguments(opt)
     opt.set_defaults(handler=run_opt)
+    cache = commands.add_parser("cache", help="the compile cache: its size, or empty it")
+    cache.add_argument("action", choices=("info", "clear"), help="info: report; clear: empty it")
+    cache.set_defaults(handler=_cache, file="cache")
     return parser
+
+
+def _version() -> str:
+    """`dflow 0.1.0 (xDSL 0.74.0, numba 0.68.1, NumPy 2.4.6, Python 3.11.7)`."""
+    found = [f"{name} {_installed(name)}" for name in ("xdsl", "numba", "numpy")]
+    shown = ", ".join(found).replace("xdsl", "xDSL").replace("numpy", "NumPy")
+    return f"dflow {_installed('dflow')} ({shown}, Python {sys.version.split()[0]})"
+
+
+def _installed(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+def _cache(args: argparse.Namespace) -> None:
+    root = cache.cache_root()
+    if args.action == "clear":
+        count, size = cache.clear(root)
+        print(f"removed {count} entries ({cache.size_text(size)}) from {root}")
+        return
+    found = cache.entries(root)
+    size = sum(entry.bytes for entry in found)
+    print(f"cache: {root}")
+    print(
+        f"entries: {len(found)}, {cache.size_text(size)} (kept under "
+        f"{cache.size_text(cache.bound())}: DFLOW_CACHE_MAX_BYTES)"
+    )
 
 
 def _run_arguments(run: argparse.ArgumentParser) -> None:
@@ -133,10 +174,17 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--entry", default="main", help="function to run (default: main)")
     run.add_argument(
-        "--inputs", metavar="X.npz", help="inputs by argument name (x for %%x) or position (arg0)"
+        "--inputs",
+        action="append",
+        metavar="FILE",
+        help="an .npz archive of the inputs by argument name (x for %%x) or position (arg0); "
+        "or, repeated, one .npy file per argument in order (or NAME=FILE.npy)",
     )
     run.add_argument("--output", metavar="Y.npz", help="save the results as out0, out1, ...")
     run.add_argument("--seed", type=_seed, default=feeds.DEFAULT_SEED, help="seed of random inputs")
+    run.add_argument(
+        "--print", action="store_true", help="print every result in full (NumPy's formatting)"
+    )
     run.add_argument(
         "--interpret",
         action="store_true",
@@ -199,18 +247,25 @@ def _viz(args: argparse.Namespace) -> None:
 
 
 def _compile(args: argparse.Namespace) -> None:
-    _, module = _load_runnable(args)
+    timings = Timings() if args.time else None
+    with maybe(timings, "read, parse and verify"):
+        _, module = _load_runnable(args)
     devices = devices_for(module, args.devices)
-    sources = compile_module(module, devices, args.parallel)
-    write_modules(sources, Path(args.output))
+    sources = compile_module(module, devices, args.parallel, timings)
+    with maybe(timings, "write the modules"):
+        write_modules(sources, Path(args.output))
     for name in sources:
         print(Path(args.output) / name)
+    if timings is not None:
+        compile_kernels(Path(args.output), timings)
+        print(timings.report(), file=sys.stderr)
 
 
 def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
     if args.inputs is None:
         return feeds.random_inputs(function, args.seed)
-    return feeds.match_inputs(function, feeds.load_npz(args.inputs), args.inputs)
+    source = " ".join(args.inputs)
+    return feeds.match_inputs(function, feeds.load_inputs(args.inputs), source)
 
 
 def _run_compiled(
@@ -253,7 +308,9 @@ def _run(args: argparse.Namespace) -> None:
         outputs = _run_compiled(args, source, module, inputs)
     if args.output is not None:
         feeds.save_outputs(args.output, outputs)
-    if args.inputs is None or args.output is None:
+    if args.print:
+        print("\n".join(feeds.in_full(outputs)))
+    elif args.inputs is None or args.output is None:
         print("\n".join(feeds.summarize(outputs)))
 
 

@@ -11,12 +11,10 @@ machine code next to them) without lowering again.
 
 from __future__ import annotations
 
-import atexit
 import gc
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -28,26 +26,38 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.analysis.function_schedule import plan_entry
 from dflow.backend.numba.module import emit_modules, module_file_name
+from dflow.driver.cache import SCRATCH_PREFIX, mark_used, private_cache_entry, trim
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import devices_for, is_partitioned, split_for_devices
-from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.pipeline import parsed_pipeline
+from dflow.driver.source import make_context
+from dflow.driver.timing import Progress, Timings, maybe
 from dflow.runtime import Program, load_program
 from dflow.runtime.library.openblas import numpy_openblas
 from dflow.runtime.program import DEVICE_MODULE
+from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
 
 LOWERING_PIPELINE = "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
 """From a (partitioned) graph to host functions and kernels."""
 
 
-def lower(module: ModuleOp, devices: str | None = None) -> ModuleOp:
+def lower(module: ModuleOp, devices: str | None = None, timings: Timings | None = None) -> ModuleOp:
     """`module` lowered to host functions and kernels, in place, on `devices` (by
-    default those its pins name, else cpu:0; see `devices_for`)."""
+    default those its pins name, else cpu:0; see `devices_for`); each step timed into
+    `timings` when given."""
     devices = devices_for(module, devices)
     if devices is not None or is_partitioned(module):
-        module = split_for_devices(module, devices)
+        with maybe(
+            timings, "placement and partition (df-inline, df-prune, df-place-devices, df-partition)"
+        ):
+            module = split_for_devices(module, devices)
+    context = make_context()
     try:
-        apply_pipeline(module, LOWERING_PIPELINE)
-        module.verify()
+        for lowering in parsed_pipeline(LOWERING_PIPELINE).passes:
+            with maybe(timings, lowering.name):
+                lowering.apply(context, module)
+        with maybe(timings, "verify the lowered module"):
+            module.verify()
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
     return module
@@ -90,11 +100,16 @@ def cyclic_gc_paused() -> Generator[None, None, None]:
 
 
 def compile_module(
-    module: ModuleOp, devices: str | None = None, parallel: bool = False
+    module: ModuleOp,
+    devices: str | None = None,
+    parallel: bool = False,
+    timings: Timings | None = None,
 ) -> dict[str, str]:
     """The Python source of each device's module, by file name (`cpu_0.py`)."""
     with cyclic_gc_paused():
-        sources = emit_modules(lower(module, devices), parallel)
+        lowered = lower(module, devices, timings)
+        with maybe(timings, "emit Python (-t numba)"):
+            sources = emit_modules(lowered, parallel)
     return {module_file_name(device): source for device, source in sources.items()}
 
 
@@ -138,12 +153,6 @@ def _write_text(path: Path, text: str, mode: int) -> None:
         file.write(text)
 
 
-def cache_root() -> Path:
-    """`$DFLOW_CACHE_DIR`, else `~/.cache/dflow`."""
-    configured = os.environ.get("DFLOW_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "dflow"
-
-
 @cache
 def _compiler_fingerprint() -> str:
     """A hash of the source of the whole `dflow` package (placement, the pipelines
@@ -175,79 +184,30 @@ def compiled_program(
     options = (text, devices or "", str(parallel), passes, _compiler_fingerprint())
     key = hashlib.sha256("\0".join(options).encode()).hexdigest()[:24]
     directory = private_cache_entry(key)
-    if not directory.exists():
-        scratch = Path(tempfile.mkdtemp(prefix=".new-", dir=directory.parent))
+    if directory.exists():
+        mark_used(directory)
+    else:
+        scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=directory.parent))
         write_modules(compile_module(module, devices, parallel), scratch, private=True)
         try:
             scratch.rename(directory)
         except OSError:  # another process renamed its entry there first
             shutil.rmtree(scratch, ignore_errors=True)
+        trim(keep=directory)
     return load_program(directory)
 
 
-def private_cache_entry(key: str) -> Path:
-    """The cache folder of `key`, under a root only this user can write; it may not
-    exist yet. The root and the entry must be this user's and not group- or
-    world-writable, and everything in the entry this user's (numba writes its cache
-    files with the umask's modes, harmless inside a `0700` folder): an entry that
-    another user could have written is never imported (its modules would run as this
-    user) but removed, with a warning, and compiled afresh; under a root that others
-    can write, in a private folder removed at exit."""
-    root = _cache_root_made()
-    directory = root / key
-    foreign_root = _foreign(root)
-    foreign = foreign_root or _foreign_entry(directory)
-    if foreign is None:
-        return directory
-    print(
-        f"dflow: warning: {foreign} could have been written by another user (not yours, or "
-        "group- or world-writable); not importing it, compiling afresh",
-        file=sys.stderr,
-    )
-    if foreign_root is None:
-        shutil.rmtree(directory, ignore_errors=True)
-        if not directory.exists():
-            return directory
-    scratch = Path(tempfile.mkdtemp(prefix="dflow-"))
-    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-    return scratch / key
-
-
-def _cache_root_made() -> Path:
-    """The cache root, made `0700` (and made so again if an older dflow left it open
-    to reading; a root that is not this user's is left to `_foreign`)."""
-    root = cache_root()
-    try:
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        root = root.resolve()
-        if root.stat().st_uid == os.getuid():
-            root.chmod(0o700)
-    except OSError as error:
-        raise DflowError(
-            f"cannot use the cache folder {root}: {error.strerror or error}; "
-            "set DFLOW_CACHE_DIR to a folder you can write"
-        ) from None
-    if not root.is_dir():
-        raise DflowError(f"cannot use the cache folder {root}: it is not a folder")
-    return root
-
-
-def _foreign_entry(directory: Path) -> Path | None:
-    """The entry folder if others could write it, else the first thing in it that is
-    a link or not this user's; None for an entry that does not exist."""
-    if not directory.exists() and not directory.is_symlink():
-        return None
-    if _foreign(directory) is not None:
-        return directory
-    for path in sorted(directory.rglob("*")):
-        if path.is_symlink() or path.lstat().st_uid != os.getuid():
-            return path
-    return None
-
-
-def _foreign(path: Path) -> Path | None:
-    """`path` if it is a link, not this user's, or writable by group or others."""
-    status = path.lstat()
-    if path.is_symlink() or status.st_uid != os.getuid() or status.st_mode & 0o022:
-        return path
-    return None
+def compile_kernels(directory: Path, timings: Timings) -> None:
+    """numba's compile of the CPU kernels of the modules in `directory`, now rather
+    than at their first call, timed per device into `timings`, with a progress line
+    when it runs longer than a second."""
+    with timings.measure("import the modules"):
+        program = load_program(directory, warm_start=False)
+    for part in program.parts:
+        if part.device.startswith("gpu"):
+            continue  # each @cuda.jit grid compiles at its first launch
+        count = len(getattr(part.module, "KERNEL_ARGUMENTS", {}))
+        progress = Progress(count, f"numba: compiling on {part.device}")
+        with timings.measure(f"numba: compile {count} CPU kernels of {part.device}"):
+            compile_cpu_kernels(part.module, progress.before)
+        progress.close()

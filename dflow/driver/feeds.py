@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import tokenize
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -125,6 +126,40 @@ def load_npz(path: str | Path) -> dict[str, Array]:
         raise DflowError(f"cannot read inputs from {path}: {reason}") from None
 
 
+def load_inputs(files: Sequence[str]) -> dict[str, Array]:
+    """The inputs of `--inputs`: one `.npz` archive (arrays by argument name or
+    `argN`), or `.npy` files, one per argument in order, or `NAME=FILE.npy`."""
+    if len(files) == 1 and not _is_npy(files[0]):
+        return load_npz(files[0])
+    named = [item.partition("=")[::2] if _named(item) else ("", item) for item in files]
+    for _, path in named:
+        if not _is_npy(path):
+            raise DflowError(
+                f"cannot read inputs from {path}: give one .npz archive, or .npy files "
+                "(one per argument, or NAME=FILE.npy)"
+            )
+    return {name or f"arg{i}": load_npy(path) for i, (name, path) in enumerate(named)}
+
+
+def _is_npy(path: str) -> bool:
+    return path.endswith(".npy")
+
+
+def _named(item: str) -> bool:
+    return "=" in item and item.partition("=")[0].isidentifier()
+
+
+def load_npy(path: str | Path) -> Array:
+    """One array of an `.npy` file; a one-line error for one NumPy cannot read."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except OSError as error:
+        raise DflowError(f"cannot read inputs from {path}: {error.strerror or error}") from None
+    except _UNREADABLE_NPZ as error:
+        reason = first_line(error) if str(error) else "the file ends too early"
+        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
+
+
 def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> list[Array]:
     """Order `feeds` as the function's arguments, by name (`x`) or position (`arg0`)."""
     names = [argument_name(a) for a in function.args]
@@ -211,6 +246,15 @@ def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:
             np.savez(file, **named)  # pyright: ignore[reportArgumentType] (numpy's stub types **kwds badly)
     except OSError as error:
         raise DflowError(f"cannot write outputs to {path}: {error.strerror}") from None
+
+
+def in_full(outputs: Sequence[Array]) -> list[str]:
+    """Every output in full, in NumPy's formatting, under a line naming it."""
+    lines: list[str] = []
+    for index, value in enumerate(outputs):
+        lines.append(f"out{index}: shape {format_shape(value.shape)} {value.dtype}")
+        lines.append(np.array2string(value, threshold=sys.maxsize, max_line_width=100))
+    return lines
 
 
 def summarize(outputs: Sequence[Array]) -> list[str]:

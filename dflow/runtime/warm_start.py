@@ -21,7 +21,7 @@ that changes these internals shows up as a failing test, not a silent slowdown.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -55,9 +55,7 @@ def preload_kernels(module: ModuleType) -> int:
 def _load(dispatcher: Any, parameters: Sequence[tuple[str, int]], context: Any) -> bool:
     """Whether the cache of `dispatcher` (a `CPUDispatcher`, typed `Any` for its
     private parts) held code for arrays of these (dtype, rank)."""
-    signature = tuple(
-        types.Array(numba.from_dtype(np.dtype(dtype)), rank, "C") for dtype, rank in parameters
-    )
+    signature = _signature(parameters)
     if signature in dispatcher.overloads:
         return True
     try:
@@ -69,3 +67,30 @@ def _load(dispatcher: Any, parameters: Sequence[tuple[str, int]], context: Any) 
     context.insert_user_function(result.entry_point, result.fndesc, [result.library])
     dispatcher.add_overload(result)
     return True
+
+
+def compile_kernels(
+    module: ModuleType, before: Callable[[int, str], None] | None = None
+) -> list[str]:
+    """Compile (or load from numba's cache) every CPU kernel of `module` for the
+    arrays its host function passes, now rather than at its first call; `before`
+    is told each kernel's index and name first. The names of the kernels compiled;
+    GPU kernels compile at their first launch."""
+    arguments: KernelArguments = getattr(module, "KERNEL_ARGUMENTS", {})
+    compiled: list[str] = []
+    for index, (name, parameters) in enumerate(arguments.items()):
+        dispatcher = getattr(module, name, None)
+        if not isinstance(dispatcher, CPUDispatcher):
+            continue
+        if before is not None:
+            before(index, name)
+        dispatcher.compile(_signature(parameters))  # pyright: ignore[reportUnknownMemberType]
+        compiled.append(name)
+    return compiled
+
+
+def _signature(parameters: Sequence[tuple[str, int]]) -> tuple[Any, ...]:
+    """The numba argument types of C-contiguous arrays of these (dtype, rank)."""
+    return tuple(
+        types.Array(numba.from_dtype(np.dtype(dtype)), rank, "C") for dtype, rank in parameters
+    )
