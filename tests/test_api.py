@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -176,3 +177,14 @@ def test_programs_dflow_cannot_compile_raise_dflow_error(tmp_path: Path) -> None
         dflow.DflowError, match=r"no function @train to run \(functions: @main, @scale\)"
     ):
         dflow.compile(TWO_ENTRIES, entry="train")
+
+
+def test_the_public_api_is_documented() -> None:
+    """Everything `dflow` exports says what it does, for `help()`."""
+    undocumented = [
+        name
+        for name in dflow.__all__
+        if name != "__version__" and len((getattr(dflow, name).__doc__ or "").strip()) < 10
+    ]
+    assert not undocumented
+    assert dflow.__version__ == metadata.version("dflow")

@@ -48,7 +48,9 @@ def _unary(op_type: type[df.UnaryElementwiseOp]) -> Callable[[Tensor], Tensor]:
         return _emit(tensor.graph, lambda: op_type(tensor.value))
 
     apply.__name__ = apply.__qualname__ = name
-    apply.__doc__ = f"`{op_type.name}`: {(op_type.__doc__ or name).strip().splitlines()[0]}"
+    apply.__doc__ = (
+        f"`{op_type.name}`, elementwise: {(op_type.__doc__ or name).strip().splitlines()[0]}"
+    )
     return apply
 
 
@@ -63,8 +65,10 @@ def _binary(op_type: type[df.BinaryElementwiseOp]) -> Callable[[Any, Any], Tenso
         return _emit(lhs.graph, lambda: op_type(lhs.value, rhs.value))
 
     apply.__name__ = apply.__qualname__ = name
-    apply.__doc__ = f"`{op_type.name}`, elementwise with NumPy broadcasting; a number " + (
-        "on one side is a constant of the other side's element type."
+    summary = (op_type.__doc__ or name).strip().splitlines()[0]
+    apply.__doc__ = (
+        f"`{op_type.name}`: {summary} Elementwise with NumPy broadcasting; a number on one "
+        "side is a constant of the other side's element type."
     )
     return apply
 

@@ -79,30 +79,40 @@ class FloatUnaryOp(UnaryElementwiseOp, abc.ABC):
 
 @irdl_op_definition
 class NegOp(UnaryElementwiseOp):
+    """`-x`."""
+
     name = "df.neg"
     NUMPY = staticmethod(np.negative)
 
 
 @irdl_op_definition
 class AbsOp(UnaryElementwiseOp):
+    """`|x|`."""
+
     name = "df.abs"
     NUMPY = staticmethod(np.abs)
 
 
 @irdl_op_definition
 class SquareOp(UnaryElementwiseOp):
+    """`x * x`."""
+
     name = "df.square"
     NUMPY = staticmethod(np.square)
 
 
 @irdl_op_definition
 class ReluOp(UnaryElementwiseOp):
+    """`max(x, 0)`; NaN stays NaN."""
+
     name = "df.relu"
     NUMPY = staticmethod(reference.relu)
 
 
 @irdl_op_definition
 class IdentityOp(UnaryElementwiseOp):
+    """`x`, a copy (one that pins a value to another device survives `df-prune`)."""
+
     name = "df.identity"
     NUMPY = staticmethod(np.copy)
     ELEMENTS: ClassVar[frozenset[Attribute]] = ALL_ELEMENTS
@@ -110,6 +120,8 @@ class IdentityOp(UnaryElementwiseOp):
 
 @irdl_op_definition
 class ReciprocalOp(FloatUnaryOp):
+    """`1 / x`."""
+
     name = "df.reciprocal"
     NUMPY = staticmethod(np.reciprocal)
     traits = traits_def(FlopsPerElement(4))
@@ -117,6 +129,8 @@ class ReciprocalOp(FloatUnaryOp):
 
 @irdl_op_definition
 class ExpOp(FloatUnaryOp):
+    """`e ** x`."""
+
     name = "df.exp"
     NUMPY = staticmethod(np.exp)
     traits = traits_def(FlopsPerElement(8))
@@ -124,6 +138,8 @@ class ExpOp(FloatUnaryOp):
 
 @irdl_op_definition
 class LogOp(FloatUnaryOp):
+    """The natural logarithm."""
+
     name = "df.log"
     NUMPY = staticmethod(np.log)
     traits = traits_def(FlopsPerElement(8))
@@ -131,6 +147,8 @@ class LogOp(FloatUnaryOp):
 
 @irdl_op_definition
 class SqrtOp(FloatUnaryOp):
+    """`√x`."""
+
     name = "df.sqrt"
     NUMPY = staticmethod(np.sqrt)
     traits = traits_def(FlopsPerElement(4))
@@ -138,6 +156,8 @@ class SqrtOp(FloatUnaryOp):
 
 @irdl_op_definition
 class RsqrtOp(FloatUnaryOp):
+    """`1 / √x`."""
+
     name = "df.rsqrt"
     NUMPY = staticmethod(reference.rsqrt)
     traits = traits_def(FlopsPerElement(4))
@@ -145,6 +165,8 @@ class RsqrtOp(FloatUnaryOp):
 
 @irdl_op_definition
 class TanhOp(FloatUnaryOp):
+    """The hyperbolic tangent."""
+
     name = "df.tanh"
     NUMPY = staticmethod(np.tanh)
     traits = traits_def(FlopsPerElement(8))
@@ -152,6 +174,8 @@ class TanhOp(FloatUnaryOp):
 
 @irdl_op_definition
 class SigmoidOp(FloatUnaryOp):
+    """`1 / (1 + e ** -x)`, without overflow."""
+
     name = "df.sigmoid"
     NUMPY = staticmethod(reference.sigmoid)
     traits = traits_def(FlopsPerElement(8))
@@ -215,6 +239,8 @@ class FloatBinaryOp(BinaryElementwiseOp, abc.ABC):
 
 @irdl_op_definition
 class AddOp(BinaryElementwiseOp):
+    """`x + y`."""
+
     name = "df.add"
     NUMPY = staticmethod(np.add)
     traits = traits_def(Commutative())
@@ -222,12 +248,16 @@ class AddOp(BinaryElementwiseOp):
 
 @irdl_op_definition
 class SubOp(BinaryElementwiseOp):
+    """`x - y`."""
+
     name = "df.sub"
     NUMPY = staticmethod(np.subtract)
 
 
 @irdl_op_definition
 class MulOp(BinaryElementwiseOp):
+    """`x * y`."""
+
     name = "df.mul"
     NUMPY = staticmethod(np.multiply)
     traits = traits_def(Commutative())
@@ -235,6 +265,8 @@ class MulOp(BinaryElementwiseOp):
 
 @irdl_op_definition
 class MaximumOp(BinaryElementwiseOp):
+    """The larger of `x` and `y`; NaN wins, as in `np.maximum`."""
+
     name = "df.maximum"
     NUMPY = staticmethod(np.maximum)
     traits = traits_def(Commutative())
@@ -242,6 +274,8 @@ class MaximumOp(BinaryElementwiseOp):
 
 @irdl_op_definition
 class MinimumOp(BinaryElementwiseOp):
+    """The smaller of `x` and `y`; NaN wins, as in `np.minimum`."""
+
     name = "df.minimum"
     NUMPY = staticmethod(np.minimum)
     traits = traits_def(Commutative())
@@ -249,6 +283,8 @@ class MinimumOp(BinaryElementwiseOp):
 
 @irdl_op_definition
 class DivOp(FloatBinaryOp):
+    """`x / y`."""
+
     name = "df.div"
     NUMPY = staticmethod(np.divide)
     traits = traits_def(FlopsPerElement(4))
@@ -256,6 +292,8 @@ class DivOp(FloatBinaryOp):
 
 @irdl_op_definition
 class PowOp(FloatBinaryOp):
+    """`x ** y`."""
+
     name = "df.pow"
     NUMPY = staticmethod(np.power)
     traits = traits_def(FlopsPerElement(8))
@@ -273,30 +311,40 @@ class CompareOp(BinaryElementwiseOp, abc.ABC):
 
 @irdl_op_definition
 class GreaterOp(CompareOp):
+    """`x > y`."""
+
     name = "df.greater"
     NUMPY = staticmethod(np.greater)
 
 
 @irdl_op_definition
 class GreaterEqualOp(CompareOp):
+    """`x >= y`."""
+
     name = "df.greater_equal"
     NUMPY = staticmethod(np.greater_equal)
 
 
 @irdl_op_definition
 class LessOp(CompareOp):
+    """`x < y`."""
+
     name = "df.less"
     NUMPY = staticmethod(np.less)
 
 
 @irdl_op_definition
 class LessEqualOp(CompareOp):
+    """`x <= y`."""
+
     name = "df.less_equal"
     NUMPY = staticmethod(np.less_equal)
 
 
 @irdl_op_definition
 class EqualOp(CompareOp):
+    """`x == y` (false on NaN)."""
+
     name = "df.equal"
     NUMPY = staticmethod(np.equal)
     traits = traits_def(Commutative())
