@@ -11,7 +11,8 @@ where it is installed. Printed, all measured in this run:
    `--rounds` rounds of `--steps` steps each, on the same batches, best round kept;
 2. time to the first step, compile included: each contender in a fresh process
    (for dflow with empty caches, so numba compiles; and again with its on-disk
-   cache warm), from the step's construction to its first result;
+   cache warm), from the step's construction to its first result, the framework
+   already imported;
 3. the full run of the example (15 epochs): its test accuracy and time per epoch.
 
 Ratios are dflow's time over the peer's (below 1: dflow is faster). One core:
@@ -178,8 +179,11 @@ def steady(model: str, names: list[str], steps: int, rounds: int) -> dict[str, f
 
 
 def first_step_here(name: str, model: str) -> float:
-    """In this (fresh) process: seconds from building the step to its first loss."""
+    """In this (fresh) process: seconds from building the step to its first loss
+    (the framework imported before: dflow, as this script imports it, and the peer)."""
     images, labels = batches(model, 1)[0]
+    if name in MODULES:
+        __import__(MODULES[name])
     started = time.perf_counter()
     MAKERS[name](model)(images, labels)
     return time.perf_counter() - started
