@@ -7,8 +7,9 @@ split 80/20 with a fixed seed. The model is an MLP (64-128-10, ReLU) or a small
 conv net (3x3 conv to 8 channels, ReLU, 2x2 max pool, dense 128-10). One training
 step is one `dflow.jit` function: the forward pass, softmax cross-entropy, its
 gradient by `dflow.value_and_grad` (df-autodiff) and the SGD update with momentum,
-all in one compiled graph. A progress bar per epoch shows the loss; the test
-accuracy follows each epoch, and the last line is `test accuracy 0.9xx`.
+all in one compiled graph. A progress bar per epoch shows the loss, then the
+epoch's mean loss and test accuracy, which a line per epoch repeats; the last line
+is `test accuracy 0.9xx`.
 """
 
 from __future__ import annotations
@@ -117,9 +118,12 @@ def train(args: argparse.Namespace) -> float:
             if args.steps and steps >= args.steps:
                 break
         seconds = time.perf_counter() - started
+        tested = accuracy(params, x_test, y_test)
+        bar.set_postfix(loss=f"{np.mean(losses):.4f}", accuracy=f"{tested:.3f}")
+        bar.close()
         print(
-            f"epoch {epoch:2d}  loss {np.mean(losses):.4f}  test accuracy "
-            f"{accuracy(params, x_test, y_test):.3f}  ({seconds * 1e3:.1f} ms)",
+            f"epoch {epoch:2d}  loss {np.mean(losses):.4f}  test accuracy {tested:.3f}  "
+            f"({seconds * 1e3:.1f} ms)",
             flush=True,
         )
         if args.steps and steps >= args.steps:

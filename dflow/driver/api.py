@@ -163,12 +163,12 @@ class Program:
         self.timeout = DEFAULT_RECV_TIMEOUT_S
         """Seconds a device waits for a value another device sends."""
         self.callable_entries: dict[str, Entry] = {}
+        if entry not in self.entries:
+            raise DflowError(f"no function @{entry} to run (functions: {self._names()})")
         check_gpus(module, devices)
         self.loaded: LoadedProgram = compiled_program(
             text, module, devices, parallel, passes=passes
         )
-        if entry not in self.entries:
-            raise DflowError(f"no function @{entry} to run (functions: {self._names()})")
 
     @cached_property
     def entries(self) -> tuple[str, ...]:
