@@ -167,48 +167,54 @@ def conv2d(
     )
 
 
+def _conv2d_gradient(
+    op_type: type[df.Conv2DGradientOp],
+    operands: tuple[Any, Any],
+    shape: Sequence[int],
+    window: dict[str, Any],
+) -> Tensor:
+    """A conv2d gradient of `operands`, its result of `shape` (which strides make
+    ambiguous)."""
+    name = op_type.name.removeprefix("df.")
+    first, second = (_tensor(name, i, value) for i, value in enumerate(operands))
+    result = TensorType(first.type.element_type, shape)
+    return _emit(first.graph, lambda: op_type(first.value, second.value, result, **window))
+
+
 def conv2d_grad_input(
     output_grad: Tensor, filter: Tensor, input_shape: Sequence[int], **window: Any
 ) -> Tensor:
     """`df.conv2d_grad_input`: the gradient of `conv2d` in its input (of `input_shape`)."""
-    dy, w = _tensor("conv2d_grad_input", 0, output_grad), _tensor("conv2d_grad_input", 1, filter)
-    result = TensorType(dy.type.element_type, input_shape)
-    return _emit(dy.graph, lambda: df.Conv2DGradInputOp(dy.value, w.value, result, **window))
+    return _conv2d_gradient(df.Conv2DGradInputOp, (output_grad, filter), input_shape, window)
 
 
 def conv2d_grad_filter(
     input: Tensor, output_grad: Tensor, filter_shape: Sequence[int], **window: Any
 ) -> Tensor:
     """`df.conv2d_grad_filter`: the gradient of `conv2d` in its filter (of `filter_shape`)."""
-    x, dy = _tensor("conv2d_grad_filter", 0, input), _tensor("conv2d_grad_filter", 1, output_grad)
-    result = TensorType(x.type.element_type, filter_shape)
-    return _emit(x.graph, lambda: df.Conv2DGradFilterOp(x.value, dy.value, result, **window))
+    return _conv2d_gradient(df.Conv2DGradFilterOp, (input, output_grad), filter_shape, window)
 
 
-def max_pool2d(
-    input: Tensor,
-    kernel: Sequence[int],
-    strides: Sequence[int] = (1, 1),
-    pads: Sequence[int] = (0, 0, 0, 0),
-) -> Tensor:
-    """`df.max_pool2d`: the maximum of each window (padding never wins)."""
-    x = _tensor("max_pool2d", 0, input)
-    return _emit(
-        x.graph, lambda: df.MaxPool2DOp(x.value, kernel=kernel, strides=strides, pads=pads)
-    )
+def _pooling(op_type: type[df.Pool2DOp]) -> Callable[..., Tensor]:
+    name = op_type.name.removeprefix("df.")
+
+    def apply(
+        input: Tensor,
+        kernel: Sequence[int],
+        strides: Sequence[int] = (1, 1),
+        pads: Sequence[int] = (0, 0, 0, 0),
+    ) -> Tensor:
+        x = _tensor(name, 0, input)
+        return _emit(x.graph, lambda: op_type(x.value, kernel=kernel, strides=strides, pads=pads))
+
+    apply.__name__ = apply.__qualname__ = name
+    summary = (op_type.__doc__ or name).strip().splitlines()[0]
+    apply.__doc__ = f"`{op_type.name}` of NCHW windows of `kernel`, moved by `strides`: {summary}"
+    return apply
 
 
-def avg_pool2d(
-    input: Tensor,
-    kernel: Sequence[int],
-    strides: Sequence[int] = (1, 1),
-    pads: Sequence[int] = (0, 0, 0, 0),
-) -> Tensor:
-    """`df.avg_pool2d`: the mean of each window over the elements inside the input."""
-    x = _tensor("avg_pool2d", 0, input)
-    return _emit(
-        x.graph, lambda: df.AvgPool2DOp(x.value, kernel=kernel, strides=strides, pads=pads)
-    )
+max_pool2d = _pooling(df.MaxPool2DOp)
+avg_pool2d = _pooling(df.AvgPool2DOp)
 
 
 def max_pool2d_grad(input: Tensor, output_grad: Tensor, **window: Any) -> Tensor:
