@@ -30,6 +30,7 @@ UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "sqrt": lambda x: abs(x).sqrt(),
     "rsqrt": lambda x: (abs(x) + 0.5).rsqrt(),
     "tanh": lambda x: x.tanh(),
+    "erf": lambda x: x.erf(),
     "sigmoid": lambda x: x.sigmoid(),
     "relu": lambda x: x.relu(),
     "abs": abs,

@@ -449,6 +449,7 @@ UNARY_FLOAT: dict[str, Callable[[_Builder, Value], Tensor]] = {
     "sqrt": lambda b, x: abs(x.tensor).sqrt(),
     "rsqrt": lambda b, x: _guarded(x.tensor, b, x).rsqrt(),
     "tanh": lambda b, x: x.tensor.tanh(),
+    "erf": lambda b, x: x.tensor.erf(),
     "sigmoid": lambda b, x: x.tensor.sigmoid(),
 }
 BINARY_NUMBER: dict[str, Callable[[_Builder, Value, Value], Tensor]] = {

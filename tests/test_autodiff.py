@@ -123,6 +123,7 @@ UNARY: list[tuple[str, Body, Callable[..., Array]]] = [
     ("sqrt", lambda x: x.sqrt(), positive),
     ("rsqrt", lambda x: x.rsqrt(), positive),
     ("tanh", lambda x: x.tanh(), normal),
+    ("erf", lambda x: x.erf(), normal),
     ("sigmoid", lambda x: x.sigmoid(), normal),
     ("relu", lambda x: x.relu(), away_from_zero),
     ("abs", abs, away_from_zero),

@@ -162,6 +162,7 @@ UNARY_FLOATS: dict[str, Callable[[Tensor], Tensor]] = {
     "sqrt": lambda x: x.sqrt(),
     "rsqrt": lambda x: x.rsqrt(),
     "tanh": lambda x: x.tanh(),
+    "erf": lambda x: x.erf(),
     "sigmoid": lambda x: x.sigmoid(),
 }
 BINARY_NUMBERS: dict[str, Callable[[Tensor, Tensor], Tensor]] = {

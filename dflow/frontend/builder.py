@@ -289,6 +289,9 @@ class Tensor:
     def tanh(self) -> Tensor:
         return self._unary(df.TanhOp)
 
+    def erf(self) -> Tensor:
+        return self._unary(df.ErfOp)
+
     def sigmoid(self) -> Tensor:
         return self._unary(df.SigmoidOp)
 

@@ -62,6 +62,7 @@ class DfFunctions(InterpreterFunctions):
     run_sqrt = _by_semantics(df.SqrtOp)
     run_rsqrt = _by_semantics(df.RsqrtOp)
     run_tanh = _by_semantics(df.TanhOp)
+    run_erf = _by_semantics(df.ErfOp)
     run_sigmoid = _by_semantics(df.SigmoidOp)
     run_add = _by_semantics(df.AddOp)
     run_sub = _by_semantics(df.SubOp)

@@ -48,6 +48,7 @@ _BUILTIN_CALLS: dict[type[Operation], str] = {
     math.LogOp: "math.log",
     math.SqrtOp: "math.sqrt",
     math.TanhOp: "math.tanh",
+    math.ErfOp: "math.erf",
 }
 _COMPARISONS = {
     "oeq": "==",

@@ -173,6 +173,15 @@ class TanhOp(FloatUnaryOp):
 
 
 @irdl_op_definition
+class ErfOp(FloatUnaryOp):
+    """The error function `2/√π ∫₀ˣ e^(-t²) dt` (libm's `erf`)."""
+
+    name = "df.erf"
+    NUMPY = staticmethod(reference.erf)
+    traits = traits_def(FlopsPerElement(8))
+
+
+@irdl_op_definition
 class SigmoidOp(FloatUnaryOp):
     """`1 / (1 + e ** -x)`, without overflow."""
 

@@ -26,6 +26,15 @@ def rsqrt(x: Array) -> Array:
     return np.reciprocal(np.sqrt(x))
 
 
+def erf(x: Array) -> Array:
+    """The error function, elementwise, in double precision (SciPy's; NumPy has none),
+    rounded to `x`'s dtype. SciPy is imported at the first call (it takes a tenth of
+    a second, which every process would otherwise pay at start)."""
+    from scipy import special  # noqa: PLC0415
+
+    return np.asarray(special.erf(x.astype(np.float64))).astype(x.dtype)
+
+
 def sigmoid(x: Array) -> Array:
     """`1 / (1 + exp(-x))` without overflow or cancellation: with `z = exp(-|x|)`,
     `1 / (1 + z)` for x >= 0 and `z / (1 + z)` below."""

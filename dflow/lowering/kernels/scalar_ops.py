@@ -110,6 +110,7 @@ _MATH_UNARY: dict[type[Operation], type[Operation]] = {
     ew.SqrtOp: math.SqrtOp,
     ew.RsqrtOp: math.RsqrtOp,
     ew.TanhOp: math.TanhOp,
+    ew.ErfOp: math.ErfOp,
 }
 
 

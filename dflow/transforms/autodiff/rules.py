@@ -12,6 +12,7 @@ send/recv) stop the pass when they lie on the path from an argument to the loss.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import prod
@@ -151,6 +152,9 @@ _UNARY: dict[
     ew.SqrtOp: lambda e, a, y, g: e.div(e.scale(g, 0.5), y),
     ew.RsqrtOp: lambda e, a, y, g: e.mul(e.scale(g, -0.5), e.mul(e.emit(ew.SquareOp(y)), y)),
     ew.TanhOp: lambda e, a, y, g: e.mul(g, _one_minus(e, e.emit(ew.SquareOp(y)))),
+    ew.ErfOp: lambda e, a, y, g: e.mul(
+        e.scale(g, 2 / math.sqrt(math.pi)), e.emit(ew.ExpOp(e.neg(e.emit(ew.SquareOp(a)))))
+    ),
     ew.SigmoidOp: lambda e, a, y, g: e.mul(e.mul(g, y), _one_minus(e, y)),
     ew.ReluOp: _relu,
     ew.AbsOp: _abs,

@@ -190,3 +190,18 @@ func.func @"a.b"(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+// The math functions print as Python's `math` module: df.erf is libm's erf.
+// CHECK-LABEL: def fused_erf_0(
+// CHECK:           {{^ *}}[[E:[A-Za-z0-9_]+]] = math.erf({{.*}})
+// CHECK-NEXT:      {{^ *}}[[T:[A-Za-z0-9_]+]] = math.tanh([[E]])
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = df.fused(%0 = %x) {kind = "elementwise", name = "fused_erf_0"} : (tensor<4xf32>) -> tensor<4xf32> {
+    %e = df.erf %0 : (tensor<4xf32>) -> tensor<4xf32>
+    %t = df.tanh %e : (tensor<4xf32>) -> tensor<4xf32>
+    df.yield %t : tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}

@@ -15,6 +15,7 @@ func.func @unary_f32(%x: tensor<4x8xf32>) {
   // CHECK-NEXT: %{{.*}} = df.sqrt %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.rsqrt %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.tanh %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.erf %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.sigmoid %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.relu %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.abs %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -28,6 +29,7 @@ func.func @unary_f32(%x: tensor<4x8xf32>) {
   %4 = df.sqrt %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %5 = df.rsqrt %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %6 = df.tanh %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = df.erf %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %7 = df.sigmoid %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %8 = df.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %9 = df.abs %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
