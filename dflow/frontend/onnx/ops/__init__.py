@@ -1,0 +1,10 @@
+"""The converters of ONNX ops to df ops, one module per family; importing this
+package registers them all (`graph.CONVERTERS`)."""
+
+from dflow.frontend.onnx.graph import CONVERTERS
+from dflow.frontend.onnx.ops import elementwise, nn, reductions, tensors
+
+SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
+"""The ONNX op types dflow imports."""
+
+__all__ = ["SUPPORTED_OPS", "elementwise", "nn", "reductions", "tensors"]

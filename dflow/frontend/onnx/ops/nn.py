@@ -1,0 +1,288 @@
+"""Neural-network ONNX ops: `MatMul`, `Gemm`, `Conv`, the pools,
+`BatchNormalization` and `Dropout` (both for inference).
+
+Chosen compositions, where df has no op of its own:
+- a grouped (or depthwise) `Conv` is one `df.conv2d` per group on channel slices of
+  the input and filter, concatenated;
+- `ceil_mode` pools pad the end of each axis so that the last window exists (max
+  pooling never picks padding, average pooling does not count it);
+- `count_include_pad=1` scales `df.avg_pool2d` (which divides by the elements
+  inside the input) by a constant: elements inside / elements inside the explicit
+  pads, per output position;
+- `BatchNormalization` is `x · a + b` with `a = scale / √(var + ε)` and
+  `b = bias - mean · a` per channel (constants when its parameters are).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dflow.dialects import df
+from dflow.dialects.df.arrays import numpy_dtype
+from dflow.frontend.builder import Tensor
+from dflow.frontend.onnx.graph import Node, converter
+from dflow.frontend.onnx.ops.tensors import take
+from dflow.frontend.onnx.ops.windows import (
+    WINDOW_ATTRIBUTES,
+    Window,
+    as_2d,
+    ceil_mode_window,
+    from_2d,
+    spatial_rank,
+    window,
+)
+
+# ----------------------------------------------------------------------------- products
+
+
+@converter("MatMul")
+def matmul(node: Node) -> list[Tensor]:
+    """NumPy's `matmul`: 1-D operands gain an axis that the result drops again;
+    leading (batch) axes broadcast. A batch times a matrix is one 2-D product."""
+    a, b = node.input(0), node.input(1)
+    vector_a, vector_b = len(a.shape) == 1, len(b.shape) == 1
+    if vector_a:
+        a = a.reshape((1, a.shape[0]))
+    if vector_b:
+        b = b.reshape((b.shape[0], 1))
+    if len(a.shape) < 2 or len(b.shape) < 2:
+        raise node.error(f"operands of shapes {list(a.shape)} and {list(b.shape)} are scalars")
+    y = _product(node, a, b)
+    shape = list(y.shape)
+    if vector_b:
+        shape.pop(-1)
+    if vector_a:
+        shape.pop(-1 if vector_b else -2)
+    return [y.reshape(shape) if len(shape) != len(y.shape) else y]
+
+
+def _product(node: Node, a: Tensor, b: Tensor) -> Tensor:
+    if len(b.shape) == 2 and len(a.shape) > 2:
+        rows = a.reshape((math.prod(a.shape[:-1]), a.shape[-1]))
+        y = node.emit(df.MatmulOp(rows.value, b.value))
+        return y.reshape((*a.shape[:-1], b.shape[-1]))
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    if a.shape[:-2] != batch:
+        a = a.broadcast_to((*batch, *a.shape[-2:]))
+    if b.shape[:-2] != batch:
+        b = b.broadcast_to((*batch, *b.shape[-2:]))
+    return node.emit(df.MatmulOp(a.value, b.value))
+
+
+@converter("Gemm", attributes={"alpha", "beta", "transA", "transB"})
+def gemm(node: Node) -> list[Tensor]:
+    """`alpha · op(A) · op(B) + beta · C`, C broadcast to the product's shape."""
+    a, b, c = node.input(0), node.input(1), node.optional(2)
+    alpha, beta = node.float("alpha", 1.0), node.float("beta", 1.0)
+    y = node.emit(
+        df.MatmulOp(
+            a.value,
+            b.value,
+            transpose_a=bool(node.int("transA", 0)),
+            transpose_b=bool(node.int("transB", 0)),
+        )
+    )
+    if alpha != 1.0:
+        y = y * alpha
+    if c is not None:
+        shape = y.shape
+        y = y + (c if beta == 1.0 else c * beta)
+        if y.shape != shape:
+            raise node.error(f"C of shape {list(c.shape)} does not broadcast to {list(shape)}")
+    return [y]
+
+
+# ----------------------------------------------------------------------------- convolution
+
+
+@converter("Conv", attributes=WINDOW_ATTRIBUTES | {"group"})
+def conv(node: Node) -> list[Tensor]:
+    x, w, bias = node.input(0), node.input(1), node.optional(2)
+    rank = spatial_rank(node, x)
+    if len(w.shape) != len(x.shape):
+        raise node.error(f"filter of shape {list(w.shape)} for an input of {list(x.shape)}")
+    kernel = node.ints("kernel_shape") or list(w.shape[2:])
+    if list(kernel) != list(w.shape[2:]):
+        raise node.error(f"kernel_shape {kernel} differs from the filter's {list(w.shape[2:])}")
+    win = window(node, x, kernel)
+    groups = node.int("group", 1)
+    x2, w2 = as_2d(x), as_2d(w)
+    if groups == 1:
+        return [from_2d(_conv2d(node, x2, w2, bias, win), rank)]
+    channels, outputs = x.shape[1], w.shape[0]
+    if groups < 1 or channels % groups or outputs % groups or w.shape[1] * groups != channels:
+        raise node.error(
+            f"group={groups} does not divide input {list(x.shape)} and filter {list(w.shape)}"
+        )
+    step_in, step_out = channels // groups, outputs // groups
+    parts = [
+        _conv2d(
+            node,
+            _channels(x2, g * step_in, step_in),
+            _channels(w2, g * step_out, step_out, axis=0),
+            None if bias is None else bias[g * step_out : (g + 1) * step_out],
+            win,
+        )
+        for g in range(groups)
+    ]
+    return [from_2d(node.emit(df.ConcatOp([p.value for p in parts], 1)), rank)]
+
+
+def _channels(x: Tensor, first: int, count: int, axis: int = 1) -> Tensor:
+    """`count` slices of `x` along `axis` from `first`."""
+    start = [0] * len(x.shape)
+    limit = list(x.shape)
+    start[axis], limit[axis] = first, first + count
+    return x.graph.emit(df.SliceOp(x.value, start, limit))
+
+
+def _conv2d(node: Node, x: Tensor, w: Tensor, bias: Tensor | None, win: Window) -> Tensor:
+    return node.emit(
+        df.Conv2DOp(
+            x.value,
+            w.value,
+            None if bias is None else bias.value,
+            strides=win.strides,
+            pads=win.pads,
+            dilations=win.dilations,
+        )
+    )
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+def _pool_window(node: Node, x: Tensor) -> tuple[Window, tuple[int, int]]:
+    if len(node.proto.output) > 1 and node.proto.output[1]:
+        raise node.error("the Indices output is not supported")
+    kernel = node.ints("kernel_shape")
+    if kernel is None:
+        raise node.error("attribute kernel_shape is missing")
+    return ceil_mode_window(node, x, window(node, x, kernel))
+
+
+@converter("MaxPool", attributes=WINDOW_ATTRIBUTES | {"ceil_mode", "storage_order"})
+def max_pool(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    win, outputs = _pool_window(node, x)
+    if win.dilations != (1, 1):
+        taps = _taps(as_2d(x), win, outputs, -np.inf)
+        y = taps[0]
+        for tap in taps[1:]:
+            y = y.maximum(tap)
+        return [from_2d(y, spatial_rank(node, x))]
+    op = df.MaxPool2DOp(as_2d(x).value, kernel=win.kernel, strides=win.strides, pads=win.pads)
+    return [from_2d(node.emit(op), spatial_rank(node, x))]
+
+
+@converter("AveragePool", attributes=WINDOW_ATTRIBUTES | {"ceil_mode", "count_include_pad"})
+def average_pool(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    explicit = window(node, x, node.ints("kernel_shape") or [])
+    win, outputs = _pool_window(node, x)
+    size = (1, x.shape[2]) if len(x.shape) == 3 else (x.shape[2], x.shape[3])
+    dtype = numpy_dtype(x.type.element_type)
+    include_pad = bool(node.int("count_include_pad", 0))
+    if win.dilations != (1, 1):
+        total = node.emit(df.AddNOp([t.value for t in _taps(as_2d(x), win, outputs, 0)]))
+        counts = _counts(explicit, outputs, size, include_pad)
+        return [from_2d(total / node.graph.constant(counts.astype(dtype)), spatial_rank(node, x))]
+    op = df.AvgPool2DOp(as_2d(x).value, kernel=win.kernel, strides=win.strides, pads=win.pads)
+    y = node.emit(op)
+    if include_pad:
+        factor = _counts(explicit, outputs, size, False) / _counts(explicit, outputs, size, True)
+        y = y * node.graph.constant(factor.astype(dtype))
+    return [from_2d(y, spatial_rank(node, x))]
+
+
+def _counts(
+    win: Window, outputs: Sequence[int], size: Sequence[int], include_pad: bool
+) -> np.ndarray[tuple[int, ...], np.dtype[np.float64]]:
+    """Per output position, how many of its window's elements lie inside the input
+    (or, `include_pad`, inside the input and its explicit pads), as (1, 1, OH, OW)."""
+    counts: list[np.ndarray[tuple[int, ...], np.dtype[np.float64]]] = []
+    for axis in (0, 1):
+        low, high = (
+            (-win.begin[axis], size[axis] + win.end[axis]) if include_pad else (0, size[axis])
+        )
+        taps = np.arange(win.kernel[axis]) * win.dilations[axis]
+        start = np.arange(outputs[axis]) * win.strides[axis] - win.begin[axis]
+        position = start[:, None] + taps[None, :]
+        counts.append(((position >= low) & (position < high)).sum(axis=1).astype(np.float64))
+    return np.outer(counts[0], counts[1]).reshape(1, 1, outputs[0], outputs[1])
+
+
+def _taps(x: Tensor, win: Window, outputs: Sequence[int], fill: float) -> list[Tensor]:
+    """For a dilated window (which df's pools have not): per kernel tap, the input
+    element each output position reads, from `x` padded with `fill`."""
+    padded = x
+    for axis in (2, 3):
+        padded = _pad(padded, axis, win.begin[axis - 2], win.end[axis - 2], fill)
+    taps: list[Tensor] = []
+    for i in range(win.kernel[0]):
+        rows = [i * win.dilations[0] + o * win.strides[0] for o in range(outputs[0])]
+        picked = take(padded, 2, rows)
+        for j in range(win.kernel[1]):
+            columns = [j * win.dilations[1] + o * win.strides[1] for o in range(outputs[1])]
+            taps.append(take(picked, 3, columns))
+    return taps
+
+
+def _pad(x: Tensor, axis: int, before: int, after: int, fill: float) -> Tensor:
+    """`x` with `before` and `after` slices of `fill` around `axis`."""
+    dtype = numpy_dtype(x.type.element_type)
+    parts: list[Tensor] = []
+    for count in (before, after):
+        shape = list(x.shape)
+        shape[axis] = count
+        parts.append(x.graph.constant(np.full(shape, fill, dtype=dtype)))
+    pieces = [p for p in (parts[0], x, parts[1]) if p.shape[axis] > 0]
+    if len(pieces) == 1:
+        return x
+    return x.graph.emit(df.ConcatOp([p.value for p in pieces], axis))
+
+
+@converter("GlobalAveragePool", "GlobalMaxPool")
+def global_pool(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    axes = list(range(2, len(x.shape)))
+    if node.op_type == "GlobalAveragePool":
+        return [x.mean(axes, keepdims=True)]
+    return [x.max(axes, keepdims=True)]
+
+
+# ----------------------------------------------------------------------------- inference
+
+
+@converter("BatchNormalization", attributes={"epsilon", "momentum", "training_mode"})
+def batch_normalization(node: Node) -> list[Tensor]:
+    """Inference: `(x - mean) / √(var + ε) · scale + bias` per channel (axis 1)."""
+    if node.int("training_mode", 0) or any(node.proto.output[1:]):
+        raise node.error(
+            "training mode (or its running-statistics outputs) is not supported: dflow "
+            "imports BatchNormalization for inference"
+        )
+    x, scale, bias, mean, var = (node.input(i) for i in range(5))
+    epsilon = node.float("epsilon", 1e-5)
+    a = scale * (var + epsilon).rsqrt()
+    b = bias - mean * a
+    shape = (x.shape[1], *([1] * (len(x.shape) - 2)))
+    return [x * a.reshape(shape) + b.reshape(shape)]
+
+
+@converter("Dropout", attributes={"seed", "ratio"})
+def dropout(node: Node) -> list[Tensor | None]:
+    """Inference: the input, and an all-true mask when the mask is asked for."""
+    x = node.input(0)
+    training = node.constant(2, "training_mode")
+    if training is not None and bool(np.any(training)):
+        raise node.error("training_mode=true is not supported: dflow imports Dropout for inference")
+    mask = (
+        node.graph.constant(np.ones(x.shape, dtype=np.bool_))
+        if len(node.proto.output) > 1
+        else None
+    )
+    return [x, mask]

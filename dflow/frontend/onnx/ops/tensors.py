@@ -1,0 +1,282 @@
+"""ONNX ops that move data without computing: reshapes, transposes, concatenation,
+slicing, gathering, and the constants and shapes they are fed with.
+
+Their shape operands (`Reshape`'s shape, `Slice`'s starts, `Gather`'s indices)
+must be known at import time; `ImportGraph` folds the shape arithmetic that
+computes them into constants. `Slice` with steps other than 1 and `Gather` with
+constant indices are composed of `df.slice`, `df.reshape` and `df.concat`: a
+stride `s` takes the first of each group of `s` (a reshape and a slice), and
+arbitrary indices are runs of consecutive ones, a slice each, concatenated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dflow.dialects import df
+from dflow.frontend.builder import Tensor
+from dflow.frontend.onnx.graph import Node, converter
+from dflow.frontend.onnx.model import checked_count, tensor_array
+
+
+@converter("Flatten", attributes={"axis"})
+def flatten(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    rank = len(x.shape)
+    axis = node.int("axis", 1)
+    if not -rank <= axis <= rank:
+        raise node.error(f"axis {axis} is out of range for rank {rank}")
+    axis = axis + rank if axis < 0 else axis
+    return [x.reshape((math.prod(x.shape[:axis]), math.prod(x.shape[axis:])))]
+
+
+@converter("Reshape", attributes={"allowzero"})
+def reshape(node: Node) -> list[Tensor]:
+    """A `0` copies the input's dimension (unless `allowzero`), one `-1` is inferred."""
+    x = node.input(0)
+    shape = node.ints_input(1, "the shape") or []
+    allowzero = bool(node.int("allowzero", 0))
+    dims: list[int] = []
+    for index, wanted in enumerate(shape):
+        dim = wanted
+        if dim == 0 and not allowzero:
+            if index >= len(x.shape):
+                raise node.error(
+                    f"shape {shape} copies axis {index} of a rank-{len(x.shape)} input"
+                )
+            dim = x.shape[index]
+        if dim < -1:
+            raise node.error(f"shape {shape} has a negative dimension")
+        dims.append(dim)
+    if dims.count(-1) > 1:
+        raise node.error(f"shape {shape} has more than one -1")
+    if -1 in dims:
+        known = math.prod(d for d in dims if d != -1)
+        if known == 0 or math.prod(x.shape) % known:
+            raise node.error(f"cannot reshape {list(x.shape)} into {shape}")
+        dims[dims.index(-1)] = math.prod(x.shape) // known
+    if math.prod(dims) != math.prod(x.shape):
+        raise node.error(f"cannot reshape {list(x.shape)} into {shape} ({dims})")
+    return [x.reshape(dims)]
+
+
+@converter("Transpose", attributes={"perm"})
+def transpose(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    perm = node.ints("perm")
+    return [x.transpose(None if perm is None else perm)]
+
+
+def distinct_axes(node: Node, rank: int, axes: Sequence[int]) -> list[int]:
+    """`axes` counted from the front, each once."""
+    normal = [node.axis(axis, rank, "axes") for axis in axes]
+    if len(set(normal)) != len(normal):
+        raise node.error(f"axes {list(axes)} repeat an axis")
+    return normal
+
+
+def axes_operand(node: Node, since: int) -> list[int] | None:
+    """The `axes` of a node: an attribute before opset `since`, input 1 from it."""
+    if node.opset >= since:
+        if "axes" in node.attributes:
+            raise node.error(f"axes is an input from opset {since} on, not an attribute")
+        return node.ints_input(1, "axes")
+    return node.ints("axes")
+
+
+@converter("Squeeze", attributes={"axes"})
+def squeeze(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    axes = axes_operand(node, 13)
+    if axes is None:
+        chosen = [i for i, dim in enumerate(x.shape) if dim == 1]
+    else:
+        chosen = distinct_axes(node, len(x.shape), axes)
+    wide = [axis for axis in chosen if x.shape[axis] != 1]
+    if wide:
+        raise node.error(f"axis {wide[0]} of shape {list(x.shape)} is not of size 1")
+    return [x.reshape([dim for i, dim in enumerate(x.shape) if i not in chosen])]
+
+
+@converter("Unsqueeze", attributes={"axes"})
+def unsqueeze(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    axes = axes_operand(node, 13)
+    if axes is None:
+        raise node.error("axes are missing")
+    rank = len(x.shape) + len(axes)
+    inserted = set(distinct_axes(node, rank, axes))
+    dims = iter(x.shape)
+    return [x.reshape([1 if i in inserted else next(dims) for i in range(rank)])]
+
+
+@converter("Concat", attributes={"axis"})
+def concat(node: Node) -> list[Tensor]:
+    parts = [node.input(i) for i in range(len(node.inputs))]
+    if "axis" not in node.attributes:
+        raise node.error("attribute axis is missing")
+    return [node.emit(df.ConcatOp([p.value for p in parts], node.int("axis", 0)))]
+
+
+@converter("Expand")
+def expand(node: Node) -> list[Tensor]:
+    """Broadcast to the NumPy broadcast of the input's shape and `shape`."""
+    x = node.input(0)
+    shape = node.ints_input(1, "the shape") or []
+    try:
+        target = tuple(np.broadcast_shapes(x.shape, tuple(shape)))
+    except ValueError:
+        raise node.error(f"shape {shape} does not broadcast with {list(x.shape)}") from None
+    return [x.broadcast_to(target) if target != x.shape else x]
+
+
+# ----------------------------------------------------------------------------- slicing
+
+
+@converter("Slice")
+def slice_(node: Node) -> list[Tensor]:
+    """`x[start:end:step]` on the chosen axes, bounds clamped as NumPy clamps them."""
+    x = node.input(0)
+    starts = node.ints_input(1, "starts")
+    ends = node.ints_input(2, "ends")
+    if starts is None or ends is None or len(starts) != len(ends):
+        raise node.error("starts and ends must be given, of one length")
+    axes = node.ints_input(3, "axes") or list(range(len(starts)))
+    steps = node.ints_input(4, "steps") or [1] * len(starts)
+    if not len(axes) == len(steps) == len(starts):
+        raise node.error("starts, ends, axes and steps must have one length")
+    for axis, start, end, step in zip(
+        distinct_axes(node, len(x.shape), axes), starts, ends, steps, strict=True
+    ):
+        if step == 0:
+            raise node.error("a step of 0")
+        begin, stop, _ = slice(start, end, step).indices(x.shape[axis])
+        x = take(x, axis, list(range(begin, stop, step)))
+    return [x]
+
+
+def take(x: Tensor, axis: int, indices: Sequence[int]) -> Tensor:
+    """`x` at `indices` (in range, any order) along `axis`: a slice per run of
+    consecutive indices, a strided run by a reshape, the runs concatenated."""
+    runs = _runs(indices)
+    if len(runs) == 1 and runs[0][2] == 1 and runs[0][1] == x.shape[axis] and runs[0][0] == 0:
+        return x
+    parts = [_run(x, axis, first, count, step) for first, count, step in runs] or [
+        _slice(x, axis, 0, 0)
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    return x.graph.emit(df.ConcatOp([p.value for p in parts], axis))
+
+
+def _runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
+    """`indices` as (first, count, step) runs of a constant positive step."""
+    runs: list[tuple[int, int, int]] = []
+    for index in indices:
+        if runs:
+            first, count, step = runs[-1]
+            if count == 1 and index > first:
+                runs[-1] = (first, 2, index - first)
+                continue
+            if index == first + count * step:
+                runs[-1] = (first, count + 1, step)
+                continue
+        runs.append((index, 1, 1))
+    return runs
+
+
+def _slice(x: Tensor, axis: int, begin: int, end: int) -> Tensor:
+    start = [0] * len(x.shape)
+    limit = list(x.shape)
+    start[axis], limit[axis] = begin, end
+    return x.graph.emit(df.SliceOp(x.value, start, limit))
+
+
+def _run(x: Tensor, axis: int, first: int, count: int, step: int) -> Tensor:
+    """`x[first : first + count * step : step]` along `axis`."""
+    if step == 1 or count == 1:
+        return _slice(x, axis, first, first + count if step == 1 else first + 1)
+    whole = count if first + count * step <= x.shape[axis] else count - 1
+    block = _slice(x, axis, first, first + whole * step)
+    grouped = block.reshape((*x.shape[:axis], whole, step, *x.shape[axis + 1 :]))
+    picked = _slice(grouped, axis + 1, 0, 1).reshape((*x.shape[:axis], whole, *x.shape[axis + 1 :]))
+    if whole == count:
+        return picked
+    last = first + whole * step
+    return x.graph.emit(df.ConcatOp([picked.value, _slice(x, axis, last, last + 1).value], axis))
+
+
+@converter("Gather", attributes={"axis"})
+def gather(node: Node) -> list[Tensor]:
+    """`numpy.take(data, indices, axis)` for indices known at import time."""
+    x = node.input(0)
+    indices = node.constant(1, "the indices")
+    assert indices is not None
+    axis = node.axis(node.int("axis", 0), len(x.shape))
+    size = x.shape[axis]
+    flat = [int(i) for i in indices.reshape(-1)]
+    wrong = [i for i in flat if not -size <= i < size]
+    if wrong:
+        raise node.error(f"index {wrong[0]} is out of range for axis {axis} of size {size}")
+    taken = take(x, axis, [i % size for i in flat])
+    shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
+    return [taken.reshape(shape) if taken.shape != shape else taken]
+
+
+# ----------------------------------------------------------------------------- constants
+
+
+@converter("Shape", attributes={"start", "end"})
+def shape(node: Node) -> list[Tensor]:
+    """The input's (static) shape as INT64, from `start` to `end` (opset 15)."""
+    dims = node.input(0).shape
+    start, end = node.int("start", 0), node.int("end", len(dims))
+    return [node.graph.constant(np.array(dims[slice(start, end)], dtype=np.int64))]
+
+
+@converter(
+    "Constant",
+    attributes={
+        "value",
+        "value_float",
+        "value_floats",
+        "value_int",
+        "value_ints",
+        "value_string",
+        "value_strings",
+        "sparse_value",
+    },
+)
+def constant(node: Node) -> list[Tensor]:
+    if len(node.attributes) != 1:
+        raise node.error("a Constant needs exactly one value attribute")
+    name = next(iter(node.attributes))
+    if name == "value":
+        tensor = node.attributes[name].t
+        return [
+            node.graph.constant(tensor_array(tensor, node.folder, f"the value of {node.describe}"))
+        ]
+    if name in ("value_float", "value_floats"):
+        return [node.graph.constant(np.asarray(node.attribute(name), dtype=np.float32))]
+    if name in ("value_int", "value_ints"):
+        return [node.graph.constant(np.asarray(node.attribute(name), dtype=np.int64))]
+    raise node.error(f"{name} is not supported (dflow has no strings or sparse tensors)")
+
+
+@converter("ConstantOfShape", attributes={"value"})
+def constant_of_shape(node: Node) -> list[Tensor]:
+    """A tensor of `shape` filled with `value` (one element; float 0 by default)."""
+    shape = node.ints_input(0, "the shape") or []
+    if "value" in node.attributes:
+        fill = tensor_array(
+            node.attributes["value"].t, node.folder, f"the value of {node.describe}"
+        )
+        if fill.size != 1:
+            raise node.error(f"value must have one element, it has {fill.size}")
+    else:
+        fill = np.zeros(1, dtype=np.float32)
+    checked_count(shape, f"{node.describe}'s result", fill.dtype.itemsize)
+    return [node.graph.constant(np.full(shape, fill.reshape(-1)[0], dtype=fill.dtype))]
