@@ -33,7 +33,7 @@ from xdsl.utils.hints import isa
 ALIGNMENT = 64
 WIDTHS = {"f32": 4, "f64": 8, "i32": 4, "i64": 8, "i1": 1}
 UNARY = ("neg", "abs", "square", "relu", "identity", "reciprocal", "exp", "log", "sqrt")
-MORE_UNARY = ("rsqrt", "tanh", "sigmoid")
+MORE_UNARY = ("rsqrt", "tanh", "sigmoid", "erf")
 BINARY = ("add", "sub", "mul", "maximum", "minimum", "div", "pow")
 COMPARISONS = ("greater", "greater_equal", "less", "less_equal", "equal")
 ELEMENTWISE = {

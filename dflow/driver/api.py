@@ -4,8 +4,9 @@
     loss, probabilities = program(x=x, w1=w1, ...)   # by position or argument name
     program.signature("main"), program.source, program.memory, program.interpret(...)
 
-`program` may be a `Graph` of the builder, an xDSL `ModuleOp`, MLIR text, or a path
-to an `.mlir` file. The program is checked as `dflow run` checks it, compiled
+`program` may be a `Graph` of the builder, an xDSL `ModuleOp`, MLIR text, a path
+to an `.mlir` file, or an ONNX model (a `.onnx` path or an `onnx.ModelProto`). The
+program is checked as `dflow run` checks it, compiled
 through the same pipeline and kept in the same on-disk cache (keyed by its text,
 the options and the compiler), so a second `compile` of it, in this process or a
 later one, loads it at once. Calls are safe from several threads (each call takes
@@ -40,14 +41,16 @@ from dflow.driver.multidevice import (
     interpret,
     is_partitioned,
 )
+from dflow.driver.onnx_input import Shapes, import_onnx, is_model, model_name
 from dflow.frontend.builder import Graph
 from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
 
 Array = NDArray[Any]
-ProgramLike = Graph | ModuleOp | str | os.PathLike[str]
-"""What `compile` takes: a builder graph, a module, MLIR text or a path."""
+ProgramLike = Graph | ModuleOp | str | os.PathLike[str] | Any
+"""What `compile` takes: a builder graph, a module, MLIR text, a path (`.mlir` or
+`.onnx`), or an `onnx.ModelProto`."""
 
 
 class FeedError(ValueError):
@@ -90,9 +93,14 @@ def _specs(types: Sequence[Any], names: Sequence[str]) -> tuple[TensorSpec, ...]
     )
 
 
-def _source(program: ProgramLike) -> tuple[str, str, ModuleOp | None]:
-    """The text of `program` (for the cache key), the name its messages use, and the
-    module when it is one already."""
+def _source(program: ProgramLike, shapes: Shapes | None) -> tuple[str, str, ModuleOp | None]:
+    """The text of `program` (for the cache key; for an ONNX model a digest of it),
+    the name its messages use, and the module when it is one already."""
+    if is_model(program):
+        key, module = import_onnx(program, shapes)
+        return key, model_name(program), module
+    if shapes:
+        raise DflowError("shapes= gives the input shapes of an ONNX model only")
     if isinstance(program, Graph):
         module = program.module()
         return str(module), f"<graph {program.name}>", module
@@ -101,8 +109,6 @@ def _source(program: ProgramLike) -> tuple[str, str, ModuleOp | None]:
     if isinstance(program, str) and ("\n" in program or "{" in program):
         return program, "<text>", None
     path = Path(program)
-    if path.suffix == ".onnx":
-        raise DflowError(f"cannot compile {path}: dflow has no ONNX importer yet")
     try:
         return path.read_text(), str(path), None
     except OSError as error:
@@ -118,17 +124,20 @@ def compile(
     devices: str | None = None,
     passes: str | None = None,
     parallel: bool = False,
+    shapes: Shapes | None = None,
 ) -> Program:
     """Compile `program` and load it: a `Program` that runs `entry` when called.
 
-    `program`: a `dflow.Graph`, an xDSL `ModuleOp`, MLIR text, or a path to an
-    `.mlir` file. `devices`: a list such as `"cpu:0,gpu:0"` to place and partition
+    `program`: a `dflow.Graph`, an xDSL `ModuleOp`, MLIR text, a path to an `.mlir`
+    file, or an ONNX model (a `.onnx` path or an `onnx.ModelProto`), whose inputs
+    with symbolic dimensions take their static shapes from `shapes` (by ONNX name:
+    `{"input": (1, 3, 224, 224)}`). `devices`: a list such as `"cpu:0,gpu:0"` to place and partition
     on (default: the devices the program's pins name, else `cpu:0`). `passes`: an
     `xdsl-opt` pipeline run first (`"df-optimize"`). `parallel`: CPU kernels with
     numba's `parallel=True`. Raises `DflowError` for a program dflow cannot compile.
     """
     passes = passes or ""
-    text, name, module = _source(program)
+    text, name, module = _source(program, shapes)
     module = load_text(text, name, passes) if module is None else load_module(module, passes)
     check_runnable_module(module)
     return Program(module, text, devices_for(module, devices), parallel, passes, entry)
@@ -285,14 +294,16 @@ def bind_feeds(
 ) -> list[Array]:
     """`args` and `kwargs` as the arrays of an entry's `parameters`, in order: by
     position, then by name (`x` for `%x`, or `arg0`); each checked for its exact shape
-    and dtype. Python numbers and lists take the argument's dtype; arrays must have it."""
+    and dtype. Python numbers and lists take the argument's dtype; arrays must have it.
+    An argument that keeps the name it had in a model (`df.name`) takes that name too."""
     names = [parameter.name for parameter in parameters]
     where = f"@{parameters[0].function}" if parameters else "the entry"
     if len(args) > len(names):
         raise DflowError(f"{where} takes {len(names)} arguments, {len(args)} given")
     given: dict[int, Any] = dict(enumerate(args))
+    aliases = {p.alias: p.index for p in parameters if p.alias is not None and p.alias not in names}
     for key, value in kwargs.items():
-        index = _index_of(key, names, where)
+        index = aliases[key] if key in aliases else _index_of(key, names, where)
         if index in given:
             raise DflowError(f"argument {names[index]!r} of {where} is given twice")
         given[index] = value

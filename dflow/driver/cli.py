@@ -42,7 +42,7 @@ from dflow.driver.compiler import (
     write_modules,
 )
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.loading import check_runnable_module, load_text
+from dflow.driver.loading import check_runnable_module, load_module, load_text
 from dflow.driver.multidevice import (
     check_gpus,
     devices_for,
@@ -52,9 +52,10 @@ from dflow.driver.multidevice import (
     place,
     split_for_devices,
 )
+from dflow.driver.onnx_input import import_onnx, is_model, parse_shape
 from dflow.driver.opt import add_opt_arguments, run_opt
 from dflow.driver.pipeline import parsed_pipeline
-from dflow.driver.source import Source, display_name, read_source
+from dflow.driver.source import display_name, read_source
 from dflow.driver.timing import Timings, maybe
 from dflow.driver.viz import to_dot, write_picture
 from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
@@ -81,13 +82,38 @@ def _timeout(text: str) -> float:
     return timeout
 
 
+def _shape(text: str) -> tuple[str, list[int]]:
+    try:
+        return parse_shape(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _shape_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--shape",
+        action="append",
+        type=_shape,
+        default=[],
+        metavar="NAME=D0,D1,...",
+        help="the static shape of an ONNX model's input (one per input with symbolic "
+        "dimensions, e.g. input=1,3,224,224)",
+    )
+
+
 def _program_arguments(command: argparse.ArgumentParser, devices_help: str) -> None:
-    """What every command that takes a program shares: the file, passes, devices."""
-    command.add_argument("file", metavar="FILE", help="the program (.mlir; - for standard input)")
+    """What every command that takes a program shares: the file, passes, devices,
+    and the shapes of an ONNX model's inputs."""
+    command.add_argument(
+        "file",
+        metavar="FILE",
+        help="the program (.mlir, or an ONNX model .onnx; - for standard input)",
+    )
     command.add_argument(
         "-p", "--passes", default="", metavar="PIPELINE", help="passes to run first (xdsl-opt's -p)"
     )
     command.add_argument("--devices", metavar="LIST", help=devices_help)
+    _shape_argument(command)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -131,6 +157,13 @@ def _parser() -> argparse.ArgumentParser:
     opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
     add_opt_arguments(opt)
     opt.set_defaults(handler=run_opt)
+    import_ = commands.add_parser("import", help="import an ONNX model as a df program (.mlir)")
+    import_.add_argument("file", metavar="MODEL.onnx", help="the ONNX model")
+    import_.add_argument(
+        "-o", "--output", metavar="OUT.mlir", help="where to write (default: stdout)"
+    )
+    _shape_argument(import_)
+    import_.set_defaults(handler=_import)
     cache = commands.add_parser("cache", help="the compile cache: its size, or empty it")
     cache.add_argument("action", choices=("info", "clear"), help="info: report; clear: empty it")
     cache.set_defaults(handler=_cache, file="cache")
@@ -206,19 +239,49 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.set_defaults(handler=_run)
 
 
-def _load(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
+def _load(args: argparse.Namespace) -> tuple[str, ModuleOp]:
     """The program of `args.file`, read once, verified, through the passes of `-p`
-    (checked before the program is read)."""
+    (checked before the program is read), and its cache key: its text, or for an
+    ONNX model (imported in memory) a digest of the model and the shapes given."""
     parsed_pipeline(args.passes)
+    shapes = _shapes(args)
+    if is_model(args.file):
+        key, module = import_onnx(args.file, shapes)
+        return key, load_module(module, args.passes)
+    if shapes:
+        raise DflowError("--shape gives the input shapes of an ONNX model (.onnx) only")
     source = read_source(args.file)
-    return source, load_text(source.text, source.name, args.passes)
+    return source.text, load_text(source.text, source.name, args.passes)
 
 
-def _load_runnable(args: argparse.Namespace) -> tuple[Source, ModuleOp]:
+def _shapes(args: argparse.Namespace) -> dict[str, list[int]]:
+    shapes: dict[str, list[int]] = {}
+    for name, shape in args.shape:
+        if name in shapes:
+            raise DflowError(f"--shape gives {name!r} twice")
+        shapes[name] = shape
+    return shapes
+
+
+def _load_runnable(args: argparse.Namespace) -> tuple[str, ModuleOp]:
     """`_load`, for the commands that run or compile the program."""
-    source, module = _load(args)
+    key, module = _load(args)
     check_runnable_module(module)
-    return source, module
+    return key, module
+
+
+def _import(args: argparse.Namespace) -> None:
+    if not is_model(args.file):
+        raise DflowError("dflow import reads ONNX models (a .onnx file)")
+    _, module = import_onnx(args.file, _shapes(args))
+    if args.output is None:
+        print(module)
+        return
+    try:
+        with Path(args.output).open("w") as file:
+            print(module, file=file)
+    except OSError as error:
+        raise DflowError(f"cannot write {args.output}: {error.strerror}") from None
 
 
 def _plan(args: argparse.Namespace) -> None:
@@ -269,11 +332,11 @@ def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
 
 
 def _run_compiled(
-    args: argparse.Namespace, source: Source, module: ModuleOp, inputs: list[Any]
+    args: argparse.Namespace, key: str, module: ModuleOp, inputs: list[Any]
 ) -> list[Any]:
     devices = devices_for(module, args.devices)
     check_gpus(module, devices)
-    program = compiled_program(source.text, module, devices, args.parallel, passes=args.passes)
+    program = compiled_program(key, module, devices, args.parallel, passes=args.passes)
     try:
         return program.run(args.entry, inputs, args.timeout)
     except ProgramError as error:
@@ -296,7 +359,7 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
 
 
 def _run(args: argparse.Namespace) -> None:
-    source, module = _load_runnable(args)
+    key, module = _load_runnable(args)
     if is_partitioned(module):
         function = entry_signature(module, args.entry)
     else:
@@ -305,7 +368,7 @@ def _run(args: argparse.Namespace) -> None:
     if args.interpret:
         outputs = _run_interpreted(args, module, inputs)
     else:
-        outputs = _run_compiled(args, source, module, inputs)
+        outputs = _run_compiled(args, key, module, inputs)
     if args.output is not None:
         feeds.save_outputs(args.output, outputs)
     if args.print:
@@ -314,37 +377,42 @@ def _run(args: argparse.Namespace) -> None:
         print("\n".join(feeds.summarize(outputs)))
 
 
+KNOWN_FAILURES = (DflowError, RecursionError, MemoryError)
+
+
+def _failure(name: str, error: Exception) -> str:
+    """The one line that reports `error` (exit 1 for a known failure, 2 for a bug)."""
+    if isinstance(error, DflowError):
+        error.location = error.location or name
+        return str(error)
+    if isinstance(error, RecursionError):
+        return (
+            f"{name}: error: the program nests too deeply for dflow (calls or regions past "
+            "Python's recursion limit)"
+        )
+    if isinstance(error, MemoryError):
+        return f"{name}: error: out of memory"
+    if os.environ.get("DFLOW_TRACEBACK"):
+        traceback.print_exception(error)
+    return (
+        f"{name}: internal error: {type(error).__name__}: {first_line(error)} "
+        "(a bug in dflow; DFLOW_TRACEBACK=1 shows where)"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    name = display_name(args.file)
     try:
         args.handler(args)
-    except DflowError as error:
-        error.location = error.location or name
-        print(error, file=sys.stderr)
-        return 1
-    except RecursionError:
-        print(
-            f"{name}: error: the program nests too deeply for dflow (calls or regions past "
-            "Python's recursion limit)",
-            file=sys.stderr,
-        )
-        return 1
-    except MemoryError:
-        print(f"{name}: error: out of memory", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("dflow: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of stdout went away (`dflow import m.onnx | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as error:
-        if os.environ.get("DFLOW_TRACEBACK"):
-            traceback.print_exc()
-        print(
-            f"{name}: internal error: {type(error).__name__}: {first_line(error)} "
-            "(a bug in dflow; DFLOW_TRACEBACK=1 shows where)",
-            file=sys.stderr,
-        )
-        return 2
+        print(_failure(display_name(args.file), error), file=sys.stderr)
+        return 1 if isinstance(error, KNOWN_FAILURES) else 2
     return 0
 
 

@@ -16,7 +16,7 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.analysis.function_schedule import plan_entry
-from dflow.backend.numba.module import emit_modules, module_file_name
+from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
 from dflow.driver.cache import SCRATCH_PREFIX, mark_used, private_cache_entry, trim
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import devices_for, is_partitioned, split_for_devices
@@ -104,21 +104,24 @@ def compile_module(
     devices: str | None = None,
     parallel: bool = False,
     timings: Timings | None = None,
-) -> dict[str, str]:
-    """The Python source of each device's module, by file name (`cpu_0.py`)."""
+) -> dict[str, str | bytes]:
+    """The files of each device's module, by name: its Python source (`cpu_0.py`)
+    and the binary file of its large constants (`cpu_0.bin`) where it has some."""
     with cyclic_gc_paused():
         lowered = lower(module, devices, timings)
         with maybe(timings, "emit Python (-t numba)"):
-            sources = emit_modules(lowered, parallel)
-    return {module_file_name(device): source for device, source in sources.items()}
+            return emit_module_files(lowered, parallel)
 
 
-def write_modules(sources: dict[str, str], directory: Path, *, private: bool = False) -> None:
-    """Write each device's module into `directory` (stale device modules go), each
-    stamped with the compiler's fingerprint. Numba's cache of a module's kernels
-    holds the library routines they call, inlined, yet is checked against that one
-    file only: the stamp makes a new compiler or runtime rewrite the file, so the
-    cache is rebuilt instead of running old library code. `private`: the folder is
+def write_modules(
+    sources: Mapping[str, str | bytes], directory: Path, *, private: bool = False
+) -> None:
+    """Write each device's module into `directory` (its source, and the binary file
+    of its large constants where it has one; stale device modules and constant
+    files go), each source stamped with the compiler's fingerprint. Numba's cache of a
+    module's kernels holds the library routines they call, inlined, yet is checked
+    against that one file only: the stamp makes a new compiler or runtime rewrite the
+    file, so the cache is rebuilt instead of running old library code. `private`: the folder is
     made `0700` and the files `0600` (the modules hold the program's constants)."""
     try:
         directory.mkdir(mode=0o700 if private else 0o777, parents=True, exist_ok=True)
@@ -127,14 +130,21 @@ def write_modules(sources: dict[str, str], directory: Path, *, private: bool = F
     except OSError as error:
         raise DflowError(f"cannot write modules into {directory}: {error.strerror}") from None
     stamp = f"# dflow compiler and runtime {_compiler_fingerprint()[:16]}\n"
-    for stale in directory.glob("*_[0-9]*.py"):
-        if stale.name not in sources and _written_by_dflow(stale):
-            stale.unlink()
-    for name, source in sources.items():
+    for module in directory.glob("*_[0-9]*.py"):
+        if not _written_by_dflow(module):
+            continue
+        constants = module.with_suffix(CONSTANTS_SUFFIX)
+        if constants.name not in sources:
+            constants.unlink(missing_ok=True)
+        if module.name not in sources:
+            module.unlink()
+    mode = 0o600 if private else 0o666
+    for name, content in sources.items():
         path = directory / name
-        stamped = stamp + source
-        if not path.exists() or path.read_text() != stamped:
-            _write_text(path, stamped, 0o600 if private else 0o666)
+        if isinstance(content, bytes):
+            _write(path, content, mode)
+        elif not path.exists() or path.read_text() != stamp + content:
+            _write(path, (stamp + content).encode(), mode)
 
 
 def _written_by_dflow(path: Path) -> bool:
@@ -146,11 +156,11 @@ def _written_by_dflow(path: Path) -> bool:
         return file.readline().startswith("# dflow compiler and runtime ")
 
 
-def _write_text(path: Path, text: str, mode: int) -> None:
-    """Write `text` to `path`, created with `mode` (less the umask)."""
+def _write(path: Path, data: bytes, mode: int) -> None:
+    """Write `data` to `path`, created with `mode` (less the umask)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(descriptor, "w") as file:
-        file.write(text)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(data)
 
 
 @cache

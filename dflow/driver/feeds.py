@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.utils.hints import isa
 
+from dflow.dialects.df import annotations
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.shapes import format_shape
 from dflow.dialects.df.symbols import require_function
@@ -44,6 +45,15 @@ def find_entry(module: ModuleOp, name: str) -> FuncOp:
 def argument_name(argument: BlockArgument) -> str:
     """`x` for `%x`, else `argN`."""
     return argument.name_hint or f"arg{argument.index}"
+
+
+def argument_alias(function: FuncOp, argument: BlockArgument) -> str | None:
+    """The name `argument` had where the program came from (its `df.name`, as an
+    imported ONNX input keeps it), which feeds may use too; None when it has none."""
+    if function.arg_attrs is None:
+        return None
+    alias = function.arg_attrs.data[argument.index].data.get(annotations.NAME)
+    return alias.data if isinstance(alias, StringAttr) else None
 
 
 def argument_tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
@@ -163,21 +173,25 @@ def load_npy(path: str | Path) -> Array:
 def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> list[Array]:
     """Order `feeds` as the function's arguments, by name (`x`) or position (`arg0`)."""
     names = [argument_name(a) for a in function.args]
-    positional = [f"arg{i}" for i in range(len(names))]
+    keys = [
+        {name, f"arg{a.index}", argument_alias(function, a)} - {None}
+        for name, a in zip(names, function.args, strict=True)
+    ]
     for key in feeds:
-        if key not in names and key not in positional:
+        if not any(key in known for known in keys):
             raise DflowError(
                 f"input {key!r} in {source} matches no argument of "
                 f"@{function.sym_name.data} (arguments: {', '.join(names) or 'none'})",
                 location_of(function),
             )
     inputs: list[Array] = []
-    for argument, name, position in zip(function.args, names, positional, strict=True):
-        if name in feeds and position in feeds and name != position:
+    for argument, name, known in zip(function.args, names, keys, strict=True):
+        given = sorted(key for key in feeds if key in known)
+        if len(given) > 1:
             raise DflowError(
-                f"argument {name!r} is given twice in {source}, as {name!r} and {position!r}"
+                f"argument {name!r} is given twice in {source}, as {given[0]!r} and {given[1]!r}"
             )
-        value = feeds.get(name, feeds.get(position))
+        value = feeds[given[0]] if given else None
         if value is None:
             raise DflowError(
                 f"{source} has no input for argument {argument.index} ({name!r}, "
@@ -196,6 +210,7 @@ class Parameter:
     function: str
     index: int
     name: str
+    alias: str | None
     type: str
     shape: tuple[int, ...]
     dtype: np.dtype[Any]
@@ -208,6 +223,7 @@ class Parameter:
             function.sym_name.data,
             argument.index,
             argument_name(argument),
+            argument_alias(function, argument),
             str(type),
             type.get_shape(),
             numpy_dtype(type.element_type),

@@ -8,7 +8,10 @@ host functions; or one such module per device). Each device's module of Python
 holds, in order:
 
 - its header (imports, `DEVICE`) and the scalar helpers (`kernel.SCALAR_HELPERS`);
-- its constants (`memref.global`) as NumPy arrays, bit for bit;
+- its constants (`memref.global`) as NumPy arrays, bit for bit: in the source as
+  hex, or, from `LARGE_CONSTANT_BYTES` on and when the module is written as files
+  (`emit_module_files`), as views into one binary file beside it (`cpu_0.bin`,
+  read once when the module loads);
 - each kernel as a function named after it (`cpu_kernel`, `gpu_kernel`);
 - each host function as a plain Python function `main(rt, *arguments)` of calls
   to the runtime context `rt` (`host`), its Python name the symbol, or `f_...`
@@ -44,6 +47,15 @@ from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_scopes, graph_functions, kernel_functions
 
+LARGE_CONSTANT_BYTES = 256
+"""Constants from this size on go to the binary file beside the module."""
+
+CONSTANT_ALIGNMENT = 64
+"""Each constant in the binary file starts at a multiple of this many bytes."""
+
+CONSTANTS_SUFFIX = ".bin"
+"""The binary file of `cpu_0.py`'s constants is `cpu_0.bin`."""
+
 
 @dataclass
 class ModulePrinter:
@@ -52,6 +64,9 @@ class ModulePrinter:
     scope: ModuleOp
     parallel: bool = False
     out: Lines = field(default_factory=Lines)
+    constants: bytearray | None = None
+    """The binary file beside the module that large constants go to (None: every
+    constant in the source)."""
 
     @property
     def device(self) -> str:
@@ -73,9 +88,12 @@ class ModulePrinter:
             out("@_inline")
             for line in helper.split("\n"):
                 out(line)
-        for op in self.scope.ops:
-            if isinstance(op, memref.GlobalOp):
-                self.global_(op)
+        globals_ = [op for op in self.scope.ops if isinstance(op, memref.GlobalOp)]
+        if any(self.in_binary(op) for op in globals_):
+            out("")
+            out(f"_constants = np.fromfile(__file__[:-3] + {CONSTANTS_SUFFIX!r}, np.uint8)")
+        for op in globals_:
+            self.global_(op)
         kernels = kernel_functions(self.scope)
         for kernel in kernels:
             self.kernel(kernel)
@@ -87,6 +105,12 @@ class ModulePrinter:
             out(f"KERNEL_ARGUMENTS = {kernel_arguments(kernels)!r}")
         return out.text()
 
+    def in_binary(self, op: memref.GlobalOp) -> bool:
+        """Whether constant `op` goes to the binary file beside the module."""
+        value = op.initial_value
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        return self.constants is not None and len(value.data.data) >= LARGE_CONSTANT_BYTES
+
     def global_(self, op: memref.GlobalOp) -> None:
         value = op.initial_value
         assert isinstance(value, DenseIntOrFPElementsAttr)
@@ -95,6 +119,15 @@ class ModulePrinter:
         data = bytes(value.data.data)
         shape = tuple(type.get_shape())
         self.out("")
+        if self.constants is not None and self.in_binary(op):
+            if str(type.element_type) == "i1":  # xDSL's true is -1; NumPy's bool is 1
+                data = bytes(byte & 1 for byte in data)
+            self.constants.extend(bytes(-len(self.constants) % CONSTANT_ALIGNMENT))
+            start = len(self.constants)
+            self.constants.extend(data)
+            view = f"_constants[{start}:{len(self.constants)}].view({dtype})"
+            self.out(f"{op.sym_name.data} = {view}.reshape({shape})")
+            return
         if str(type.element_type) == "i1":
             array = f"(np.frombuffer(bytes.fromhex({data.hex()!r}), np.int8) != 0)"
         else:
@@ -160,6 +193,19 @@ def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:
 def module_file_name(device: str) -> str:
     """`cpu:0` -> `cpu_0.py`."""
     return device.replace(":", "_") + ".py"
+
+
+def emit_module_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:
+    """The files of each device's module, by name: its Python source (`cpu_0.py`)
+    and, when it has large constants, the binary file they lie in (`cpu_0.bin`)."""
+    files: dict[str, str | bytes] = {}
+    for device, scope in device_scopes(module):
+        constants = bytearray()
+        name = module_file_name(device or DEFAULT_DEVICE)
+        files[name] = ModulePrinter(scope, parallel, constants=constants).print()
+        if constants:
+            files[name.removesuffix(".py") + CONSTANTS_SUFFIX] = bytes(constants)
+    return files
 
 
 @dataclass(frozen=True)

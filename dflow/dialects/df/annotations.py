@@ -17,6 +17,9 @@ RECOMPUTE = "df.recompute"
 """Unit: the op may be recomputed next to its backward users."""
 BACKWARD = "df.backward"
 """Unit: the op belongs to a gradient computation."""
+NAME = "df.name"
+"""String, on a function argument: the name it had where the program came from (an
+ONNX input's name, where that is no valid SSA name); feeds may use it."""
 RECOMPUTED = "df.recomputed"
 """String: set by `df-recompute` on each clone, naming its recomputation group
 (`<function>.r<N>`), so that `cse` never merges a clone back into its original."""
