@@ -1,7 +1,9 @@
-"""Fuzz the `dflow` command line: `python bench/fuzz.py --count N --seed S`.
+"""Fuzz the `dflow` command line: `python bench/fuzz.py --count N --seed S [--onnx]`.
 
 Runs the cases of seeds S .. S+N-1 of `tests/fuzz_cli.py` (mutated programs and
-feed files into `dflow run`, `opt` and `plan`) and checks the property of
+feed files into `dflow run`, `opt` and `plan`), or with `--onnx` of
+`tests/fuzz_onnx.py` (mutated ONNX models into `dflow run`, `plan` and `import`),
+and checks the property of
 `fuzz_cli.problems`: no traceback, no internal error, no hang, a short stderr, a
 non-zero exit for every failure. Each case is its own process, killed past the
 time limit: a child forked from this one after it has imported dflow (a fresh
@@ -30,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import fuzz_cli  # noqa: E402 (the harness lives with the tests)
+import fuzz_onnx  # noqa: E402
 
 from dflow.driver.cli import main as dflow_main  # noqa: E402
 
@@ -38,18 +41,23 @@ from dflow.driver.cli import main as dflow_main  # noqa: E402
 class Running:
     """A case's child process."""
 
-    case: fuzz_cli.Case
+    case: fuzz_cli.Case | fuzz_onnx.Case
     argv: list[str]
     folder: Path
     started: float
 
 
-def start(seed: int, work: Path) -> tuple[int, Running]:
+def start(seed: int, work: Path, onnx: bool) -> tuple[int, Running]:
     """Write the case of `seed` into its folder and fork a child that runs it."""
-    case = fuzz_cli.make_case(seed)
     folder = work / f"case-{seed}"
     folder.mkdir(parents=True)
-    argv = fuzz_cli.write_case(case, folder)
+    case: fuzz_cli.Case | fuzz_onnx.Case
+    if onnx:
+        case = fuzz_onnx.make_case(seed)
+        argv = fuzz_onnx.write_case(case, folder)
+    else:
+        case = fuzz_cli.make_case(seed)
+        argv = fuzz_cli.write_case(case, folder)
     sys.stdout.flush()
     pid = os.fork()
     if pid == 0:
@@ -100,14 +108,14 @@ def _read(path: Path) -> str:
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def run_all(seeds: range, work: Path, jobs: int, timeout: float) -> int:
+def run_all(seeds: range, work: Path, jobs: int, timeout: float, onnx: bool) -> int:
     """Run every case, `jobs` at a time; the number that failed."""
     pending: Iterator[int] = iter(seeds)
     running: dict[int, Running] = {}
     failed = 0
     while True:
         while len(running) < jobs and (seed := next(pending, None)) is not None:
-            pid, case = start(seed, work)
+            pid, case = start(seed, work, onnx)
             running[pid] = case
         if not running:
             return failed
@@ -135,6 +143,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--count", type=int, default=200, help="how many cases")
     parser.add_argument("--seed", type=int, default=0, help="the first case's seed")
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once")
+    parser.add_argument("--onnx", action="store_true", help="mutated ONNX models")
     parser.add_argument(
         "--timeout", type=float, default=fuzz_cli.CASE_TIMEOUT_S, help="seconds per case"
     )
@@ -153,8 +162,9 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=args.failures))
     os.environ.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache"))
     os.environ["DFLOW_CACHE_DIR"] = str(work / "dflow-cache")
-    fuzz_cli.corpus()  # built once, before the first fork
-    failed = run_all(range(args.seed, args.seed + args.count), work, args.jobs, args.timeout)
+    (fuzz_onnx if args.onnx else fuzz_cli).corpus()  # built once, before the first fork
+    seeds = range(args.seed, args.seed + args.count)
+    failed = run_all(seeds, work, args.jobs, args.timeout, args.onnx)
     shutil.rmtree(work / "dflow-cache", ignore_errors=True)
     if failed:
         print(f"failing cases kept in {work}")

@@ -1,12 +1,12 @@
 """Whole ONNX models built with `onnx.helper`, as exporters write them, with seeded
 random weights: an MLP, a LeNet-style CNN (flattened by PyTorch's
-`Shape → Gather → Unsqueeze → Concat → Reshape` idiom), a ResNet-18 (11.7 M
-parameters, BatchNormalization nodes unfolded), and a transformer encoder layer
-(LayerNorm written out, multi-head attention with computed reshapes, an
+`Shape → Gather → Unsqueeze → Concat → Reshape` idiom), and a transformer encoder
+layer (LayerNorm written out, multi-head attention with computed reshapes, an
 Erf-based GELU as PyTorch exports it).
 
 Each builder returns a checked `ModelProto` whose first input has a symbolic
-batch dimension `N`; `bench/onnx.py` uses `resnet18` too.
+batch dimension `N`. `onnx_runtime` runs a model in ONNX Runtime on one thread, the
+reference whole-model tests compare dflow with.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ from typing import Any
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 from numpy.typing import NDArray
 from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
 
 Array = NDArray[Any]
+RTOL = 1e-4
+"""The tolerance of whole models against ONNX Runtime."""
 OPSET = 17
 
 
@@ -123,48 +126,6 @@ def lenet(seed: int = 0) -> ModelProto:
     return b.model([_io("image", ["N", 1, 28, 28])], [_io("logits", ["N", 10])])
 
 
-# ----------------------------------------------------------------------------- ResNet-18
-
-
-def _conv_bn(b: Builder, x: str, channels: int, out: int, kernel: int, stride: int) -> str:
-    pad = kernel // 2
-    y = b.op(
-        "Conv",
-        [x, b.weight((out, channels, kernel, kernel))],
-        kernel_shape=[kernel, kernel],
-        strides=[stride, stride],
-        pads=[pad] * 4,
-    )
-    scale = b.constant((1 + 0.1 * b.rng.standard_normal(out)).astype(np.float32), "gamma")
-    bias = b.constant((0.1 * b.rng.standard_normal(out)).astype(np.float32), "beta")
-    mean = b.constant((0.1 * b.rng.standard_normal(out)).astype(np.float32), "mean")
-    var = b.constant((1 + 0.1 * b.rng.random(out)).astype(np.float32), "var")
-    return b.op("BatchNormalization", [y, scale, bias, mean, var], epsilon=1e-5)
-
-
-def _basic_block(b: Builder, x: str, channels: int, out: int, stride: int) -> str:
-    y = b.op("Relu", [_conv_bn(b, x, channels, out, 3, stride)])
-    y = _conv_bn(b, y, out, out, 3, 1)
-    shortcut = x if stride == 1 and channels == out else _conv_bn(b, x, channels, out, 1, stride)
-    return b.op("Relu", [b.op("Add", [y, shortcut])])
-
-
-def resnet18(seed: int = 0, classes: int = 1000) -> ModelProto:
-    """torchvision's ResNet-18 layout on 3x224x224 images, random weights."""
-    b = Builder(seed)
-    x = b.op("Relu", [_conv_bn(b, "input", 3, 64, 7, 2)])
-    x = b.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
-    channels = 64
-    for out, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        x = _basic_block(b, x, channels, out, stride)
-        x = _basic_block(b, x, out, out, 1)
-        channels = out
-    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])], axis=1)
-    x = b.op("Gemm", [x, b.weight((classes, 512)), b.weight((classes,), 0.01)], transB=1)
-    _rename_output(b, x, "logits")
-    return b.model([_io("input", ["N", 3, 224, 224])], [_io("logits", ["N", classes])])
-
-
 # ----------------------------------------------------------------------------- transformer
 
 
@@ -231,7 +192,30 @@ def transformer_layer(
 MODELS = {
     "mlp": (mlp, (64,)),
     "lenet": (lenet, (1, 28, 28)),
-    "resnet18": (resnet18, (3, 224, 224)),
     "transformer": (transformer_layer, (16, 64)),
 }
 """Each builder and its input's shape without the batch axis."""
+
+
+# ----------------------------------------------------------------------------- the reference
+
+
+def onnx_runtime(model: ModelProto, feeds: dict[str, Array]) -> list[Array]:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    return list(session.run(None, feeds))
+
+
+def assert_close(actual: Array, expected: Array) -> None:
+    """rtol 1e-4 against the reference, with an absolute floor of 1e-4 of its largest
+    magnitude (a value near zero in a sum of thousands of products)."""
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    scale = float(np.max(np.abs(expected)))
+    np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=RTOL * scale)
+
+
+def batch_input(shape: Sequence[int], seed: int = 0) -> Array:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)

@@ -10,7 +10,7 @@ the model gives (its dtype, its 3-D window, ...). The README's table is
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +26,8 @@ from dflow.frontend.onnx import OnnxImportError, import_model
 
 ROOT = Path(__file__).resolve().parents[1]
 Array = NDArray[Any]
+pytestmark = pytest.mark.usefixtures("module_cache")
 CASES = {case.name: case for case in onnx_cases.cases()}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DFLOW_CACHE_DIR", str(tmp_path_factory.mktemp("dflow-cache")))
-        yield
 
 
 def check(case: Case, actual: Sequence[Array], expected: Sequence[Array]) -> None:

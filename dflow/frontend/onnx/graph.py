@@ -132,6 +132,13 @@ class Node:
             )
         return value
 
+    def required_constant(self, index: int, what: str) -> Array:
+        """The value of input `index`, which the node must have, known at import time."""
+        self.input(index)
+        value = self.constant(index, what)
+        assert value is not None  # the input is there
+        return value
+
     def ints_input(self, index: int, what: str) -> list[int] | None:
         """A constant integer input as a list (`Reshape`'s shape, `Slice`'s starts)."""
         value = self.constant(index, what)

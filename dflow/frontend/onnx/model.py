@@ -127,6 +127,7 @@ def _parse(data: bytes) -> ModelProto:
 
 
 def _checked(proto: ModelProto, folder: Path | None, data: bytes) -> Model:
+    _check_names(proto.graph)
     opset = _default_opset(proto)
     graph = proto.graph
     if not graph.output:
@@ -143,6 +144,18 @@ def _checked(proto: ModelProto, folder: Path | None, data: bytes) -> Model:
         digest.update(str(location).encode())
         digest.update(read_external(tensor, folder))
     return Model(proto, folder, opset, digest.hexdigest())
+
+
+def _check_names(graph: GraphProto) -> None:
+    """Every name is text: protobuf hands a string field that is not UTF-8 over as
+    bytes (a damaged file), which no message or SSA name could show."""
+    values = [*graph.input, *graph.output, *graph.value_info, *graph.initializer]
+    names: list[str | bytes] = [value.name for value in values]
+    for node in graph.node:
+        names += [node.name, node.op_type, node.domain, *node.input, *node.output]
+        names += [attribute.name for attribute in node.attribute]
+    if any(not isinstance(name, str) for name in names):
+        raise OnnxImportError("not an ONNX model: a name in its graph is not UTF-8 text")
 
 
 def _default_opset(proto: ModelProto) -> int:
@@ -263,12 +276,26 @@ def _topological(graph: GraphProto, defined: set[str]) -> list[NodeProto]:
                 if waiting[reader] == 0:
                     ready.append(reader)
     if len(order) < len(graph.node):
-        stuck = next(graph.node[i] for i, count in waiting.items() if count > 0)
-        raise OnnxImportError(
-            f"the graph has a cycle: node {node_name(stuck)} ({stuck.op_type}) depends on "
-            "its own output"
-        )
+        cycle = " → ".join(f"node {node_name(graph.node[i])}" for i in _cycle(graph, waiting))
+        raise OnnxImportError(f"the graph has a cycle: {cycle}")
     return order
+
+
+def _cycle(graph: GraphProto, waiting: dict[int, int]) -> list[int]:
+    """The nodes of one cycle among those Kahn's algorithm left waiting, first node
+    repeated last: from a waiting node, step to the waiting producer of one of its
+    inputs until a node comes round again."""
+    producer = {name: i for i, node in enumerate(graph.node) for name in node.output if name}
+    index = next(i for i, count in waiting.items() if count > 0)
+    path: list[int] = []
+    while index not in path:
+        path.append(index)
+        index = next(
+            producer[name]
+            for name in graph.node[index].input
+            if name in producer and waiting[producer[name]] > 0
+        )
+    return [*path[path.index(index) :], index][::-1]
 
 
 # ----------------------------------------------------------------------------- tensors

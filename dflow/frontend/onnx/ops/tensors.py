@@ -213,8 +213,7 @@ def _run(x: Tensor, axis: int, first: int, count: int, step: int) -> Tensor:
 def gather(node: Node) -> list[Tensor]:
     """`numpy.take(data, indices, axis)` for indices known at import time."""
     x = node.input(0)
-    indices = node.constant(1, "the indices")
-    assert indices is not None
+    indices = node.required_constant(1, "the indices")
     axis = node.axis(node.int("axis", 0), len(x.shape))
     size = x.shape[axis]
     flat = [int(i) for i in indices.reshape(-1)]

@@ -1,0 +1,16 @@
+"""Fixtures shared by test modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def module_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A compile cache of the test module's own (`DFLOW_CACHE_DIR`), so that the
+    hundreds of programs a suite compiles leave the user's cache alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DFLOW_CACHE_DIR", str(tmp_path_factory.mktemp("dflow-cache")))
+        yield

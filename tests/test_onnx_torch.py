@@ -1,0 +1,106 @@
+"""Models exported at test time by `torch.onnx.export` (TorchScript's exporter, a
+symbolic batch axis, the input named `input.1` as PyTorch names it) through dflow,
+compiled and compared with ONNX Runtime (one thread) and with PyTorch itself: an MLP
+at opsets 11, 13 and 17, a CNN with its BatchNorm kept (a grouped convolution, both
+pools, `ceil_mode`), torchvision's ResNet-18 with random weights.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import onnx
+import pytest
+from numpy.typing import NDArray
+from onnx import ModelProto
+from onnx_models import assert_close, batch_input, onnx_runtime
+
+import dflow
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.usefixtures("module_cache")
+Array = NDArray[Any]
+
+
+def export(module: Any, shape: Sequence[int], opset: int, fold: bool = True) -> ModelProto:
+    """`module` exported by TorchScript's exporter with a symbolic batch axis."""
+    module.eval()
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            (torch.zeros(*shape),),
+            buffer,
+            dynamo=False,
+            opset_version=opset,
+            input_names=["input.1"],
+            output_names=["logits"],
+            dynamic_axes={"input.1": {0: "batch"}, "logits": {0: "batch"}},
+            do_constant_folding=fold,
+        )
+    return onnx.load_from_string(buffer.getvalue())
+
+
+class SmallCnn(torch.nn.Module):
+    """Conv, BatchNorm, both pools, flatten, Linear, LogSoftmax."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 6, 5, padding=2)
+        self.conv2 = torch.nn.Conv2d(6, 16, 5, groups=2)
+        self.norm = torch.nn.BatchNorm2d(16)
+        self.dense = torch.nn.Linear(16 * 5 * 5, 10)
+        with torch.no_grad():  # statistics a trained network would have, not 0 and 1
+            self.norm.running_mean.uniform_(-0.5, 0.5)
+            self.norm.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x: Any) -> Any:
+        functional = torch.nn.functional
+        x = functional.max_pool2d(torch.relu(self.conv1(x)), 2)
+        x = functional.avg_pool2d(torch.relu(self.norm(self.conv2(x))), 2, ceil_mode=True)
+        return torch.log_softmax(self.dense(torch.flatten(x, 1)), -1)
+
+
+def small_mlp() -> Any:
+    nn = torch.nn
+    return nn.Sequential(nn.Linear(20, 32), nn.Tanh(), nn.Linear(32, 16), nn.GELU(), nn.Softmax(-1))
+
+
+def check_exported(module: Any, model: ModelProto, x: Array) -> None:
+    """dflow compiled, fed by the ONNX name `input.1`, against ONNX Runtime and
+    against PyTorch."""
+    (expected,) = onnx_runtime(model, {"input.1": x})
+    with torch.no_grad():
+        eager = module(torch.from_numpy(x)).numpy()
+    program = dflow.compile(model, shapes={"input.1": x.shape})
+    actual = program(**{"input.1": x})
+    assert_close(actual, expected)
+    assert_close(actual, eager)
+
+
+@pytest.mark.parametrize("opset", [11, 13, 17])
+def test_exported_mlp(opset: int) -> None:
+    torch.manual_seed(opset)
+    module = small_mlp()
+    check_exported(module, export(module, (3, 20), opset), batch_input((5, 20)))
+
+
+@pytest.mark.parametrize("opset", [11, 17])
+def test_exported_cnn_with_its_batch_norm(opset: int) -> None:
+    torch.manual_seed(0)
+    module = SmallCnn()
+    model = export(module, (1, 1, 28, 28), opset, fold=False)
+    assert "BatchNormalization" in {node.op_type for node in model.graph.node}
+    check_exported(module, model, batch_input((3, 1, 28, 28), seed=opset))
+
+
+def test_exported_resnet18() -> None:
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    module = torchvision.models.resnet18()
+    model = export(module, (1, 3, 224, 224), 17)
+    check_exported(module, model, batch_input((1, 3, 224, 224)))
