@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,15 +39,19 @@ from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+WORK = Path(tempfile.mkdtemp(prefix="dflow-bench-onnx-"))
+"""Fresh caches, set before numba is imported (it reads NUMBA_CACHE_DIR once)."""
+os.environ["DFLOW_CACHE_DIR"] = str(WORK / "cache")
+os.environ["NUMBA_CACHE_DIR"] = str(WORK / "numba")
 
-import numpy as np
-import onnx
-import onnxruntime as ort
-import torch
-import torchvision
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+import torchvision  # noqa: E402
 
-import dflow
-from dflow.frontend.onnx import import_model
+import dflow  # noqa: E402
+from dflow.frontend.onnx import import_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 Infer = Callable[[np.ndarray], np.ndarray]
@@ -156,11 +161,8 @@ def _arguments() -> argparse.Namespace:
 
 def main() -> None:
     args = _arguments()
-    work = Path(tempfile.mkdtemp(prefix="dflow-bench-onnx-"))
-    os.environ["DFLOW_CACHE_DIR"] = str(work / "cache")
-    os.environ["NUMBA_CACHE_DIR"] = str(work / "numba")
     module, model = resnet18()
-    path = work / "resnet18.onnx"
+    path = WORK / "resnet18.onnx"
     onnx.save(model, str(path))
     print(f"ResNet-18, {path.stat().st_size / 1e6:.1f} MB, cores {sorted(os.sched_getaffinity(0))}")
     for stage, seconds in stages(path).items():
@@ -176,6 +178,7 @@ def main() -> None:
         times = steady({"dflow": program, **peers}, x, args.runs, args.rounds)
         d, o, t = (times[k] * 1e3 for k in ("dflow", "onnxruntime", "pytorch"))
         print(f"{batch:>5} {d:9.1f} {o:8.1f} {t:9.1f} {d / o:6.2f} {d / t:7.2f}")
+    shutil.rmtree(WORK)
 
 
 if __name__ == "__main__":
