@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -600,6 +600,34 @@ def run_in_process(argv: Sequence[str], timeout: float = CASE_TIMEOUT_S) -> Outc
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     return Outcome(status, out.getvalue(), err.getvalue(), time.perf_counter() - start)
+
+
+class FuzzCase(Protocol):
+    """What a fuzzer's case shows of itself: `fuzz_cli.Case`, `fuzz_onnx.Case`."""
+
+    @property
+    def label(self) -> str: ...
+
+
+def run_cases(
+    seeds: range,
+    folder: Path,
+    make_case: Callable[[int], Any],
+    write_case: Callable[[Any, Path], list[str]],
+) -> list[str]:
+    """Run the cases of `seeds` in-process (each written into its own folder under
+    `folder`); the evidence of each case that breaks the property."""
+    failures: list[str] = []
+    for seed in seeds:
+        case: FuzzCase = make_case(seed)
+        case_folder = folder / f"case-{seed}"
+        case_folder.mkdir()
+        argv = write_case(case, case_folder)
+        outcome = run_in_process(argv)
+        found = problems(argv, outcome)
+        if found:
+            failures.append(f"{case.label}: {'; '.join(found)}\n{describe(argv, outcome)}")
+    return failures
 
 
 def _exit_status(main: Callable[[list[str]], int], argv: list[str]) -> int:

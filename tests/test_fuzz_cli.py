@@ -17,7 +17,7 @@ from pathlib import Path
 import fuzz_cli
 import numpy as np
 import pytest
-from fuzz_cli import Outcome, problems, run_in_process
+from fuzz_cli import Outcome, problems, run_cases, run_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 CI_CASES = 600
@@ -34,23 +34,10 @@ def private_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DFLOW_CACHE_DIR", str(tmp_path / "dflow-cache"))
 
 
-def _run_cases(seeds: range, tmp_path: Path) -> list[str]:
-    failures: list[str] = []
-    for seed in seeds:
-        case = fuzz_cli.make_case(seed)
-        folder = tmp_path / f"case-{seed}"
-        folder.mkdir()
-        argv = fuzz_cli.write_case(case, folder)
-        outcome = run_in_process(argv)
-        found = problems(argv, outcome)
-        if found:
-            failures.append(f"{case.label}: {'; '.join(found)}\n{fuzz_cli.describe(argv, outcome)}")
-    return failures
-
-
 @pytest.mark.parametrize("first", range(0, CI_CASES, CHUNK))
 def test_fuzz_cases_in_process(first: int, tmp_path: Path) -> None:
-    failures = _run_cases(range(first, first + CHUNK), tmp_path)
+    seeds = range(first, first + CHUNK)
+    failures = run_cases(seeds, tmp_path, fuzz_cli.make_case, fuzz_cli.write_case)
     assert not failures, "\n\n".join(failures)
 
 

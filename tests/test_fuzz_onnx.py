@@ -8,7 +8,7 @@ from pathlib import Path
 
 import fuzz_onnx
 import pytest
-from fuzz_cli import describe, problems, run_in_process
+from fuzz_cli import run_cases
 
 CI_CASES = 300
 CHUNK = 50
@@ -33,14 +33,6 @@ def test_every_mutator_changes_its_model() -> None:
 
 @pytest.mark.parametrize("first", range(0, CI_CASES, CHUNK))
 def test_mutated_models(first: int, tmp_path: Path) -> None:
-    failures: list[str] = []
-    for seed in range(first, first + CHUNK):
-        case = fuzz_onnx.make_case(seed)
-        folder = tmp_path / f"case-{seed}"
-        folder.mkdir()
-        argv = fuzz_onnx.write_case(case, folder)
-        outcome = run_in_process(argv)
-        found = problems(argv, outcome)
-        if found:
-            failures.append(f"{case.label}: {'; '.join(found)}\n{describe(argv, outcome)}")
+    seeds = range(first, first + CHUNK)
+    failures = run_cases(seeds, tmp_path, fuzz_onnx.make_case, fuzz_onnx.write_case)
     assert not failures, "\n\n".join(failures)
