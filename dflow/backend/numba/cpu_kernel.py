@@ -2,7 +2,8 @@
 
 Each kernel is cached by numba (`cache=True`) and follows NumPy's floating-point
 error model; with `parallel`, the outermost loop of each nest is a `numba.prange`
-(and the kernel `parallel=True`).
+(and the kernel `parallel=True`). `exp`, `log` and `tanh` call the vectorizable
+functions of `runtime/library/vmath.py` (`vm.exp_f32(x)`), not libm's scalar ones.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import func, math, memref, scf
+from xdsl.dialects.builtin import Float32Type, MemRefType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.backend.numba.kernel import KernelPrinter, trips
@@ -24,9 +25,18 @@ import numba
 import numpy as np
 
 from dflow.runtime.library import cpu as lib
+from dflow.runtime.library import vmath as vm
 
 _inline = numba.njit(inline="always", error_model="numpy")
 """
+
+
+VECTOR_FUNCTIONS: dict[type[Operation], str] = {
+    math.ExpOp: "exp",
+    math.LogOp: "log",
+    math.TanhOp: "tanh",
+}
+"""The `math` ops CPU kernels compute with `runtime/library/vmath.py`."""
 
 
 class CpuKernelPrinter(KernelPrinter):
@@ -50,6 +60,12 @@ class CpuKernelPrinter(KernelPrinter):
             self.pranges += 1
             return "numba.prange"
         return "range"
+
+    @print_op.register
+    def _(self, op: math.ExpOp | math.LogOp | math.TanhOp) -> None:
+        """`vm.<function>_<f32|f64>(x)`: vectorizable, within `vm.ERROR_BOUNDS`."""
+        suffix = "f32" if isinstance(op.result.type, Float32Type) else "f64"
+        self.assign(op, f"vm.{VECTOR_FUNCTIONS[type(op)]}_{suffix}({self.value(op.operand)})")
 
     @print_op.register
     def _(self, op: memref.AllocOp) -> None:

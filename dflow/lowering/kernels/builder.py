@@ -307,6 +307,10 @@ class KernelLowering:
         self.body.parallel(tuple(shape[a] for a in kept), outer)
 
     def softmax(self, op: so.SoftmaxOp) -> None:
+        """Each row in five passes over the result's own row: the fused input stored
+        (its prologue computed once per element), its maximum, `exp(x - max)` stored,
+        their sum, the division. The passes that store have no loop-carried value, so
+        they vectorize (`exp` included); the two reductions read stored values only."""
         shape = shape_of(op.input.type)
         axis = op.axis_value % len(shape)
         kept = [a for a in range(len(shape)) if a != axis]
@@ -316,30 +320,31 @@ class KernelLowering:
         def row(body: KernelBody, kept_index: Index) -> None:
             evaluator = self.evaluator(body)
 
-            def value_at(b: KernelBody, iv: SSAValue) -> SSAValue:
-                return evaluator.child(b).at(op.input, _merge(kept, kept_index, (axis,), (iv,)))
+            def at(iv: SSAValue) -> Index:
+                return _merge(kept, kept_index, (axis,), (iv,))
 
-            lowest = constant(float("-inf"), element, body.emit)
-            (largest,) = body.loop(
-                shape[axis],
-                [lowest],
-                lambda b, iv, c: [b.emit(arith.MaximumfOp(c[0], value_at(b, iv)))],
+            def update(function: Callable[[KernelBody, SSAValue], SSAValue]) -> None:
+                def store(b: KernelBody, iv: SSAValue, c: Index) -> list[SSAValue]:
+                    b.store(function(b, iv), out, at(iv))
+                    return []
+
+                body.loop(shape[axis], [], store)
+
+            def reduce(combine: type[arith.MaximumfOp | arith.AddfOp], init: SSAValue) -> SSAValue:
+                (total,) = body.loop(
+                    shape[axis],
+                    [init],
+                    lambda b, iv, c: [b.emit(combine(c[0], b.load(out, at(iv))))],
+                )
+                return total
+
+            update(lambda b, iv: evaluator.child(b).at(op.input, at(iv)))
+            largest = reduce(arith.MaximumfOp, constant(float("-inf"), element, body.emit))
+            update(
+                lambda b, iv: b.emit(math.ExpOp(b.emit(arith.SubfOp(b.load(out, at(iv)), largest))))
             )
-
-            def shifted(b: KernelBody, iv: SSAValue) -> SSAValue:
-                return b.emit(math.ExpOp(b.emit(arith.SubfOp(value_at(b, iv), largest))))
-
-            zero = constant(0, element, body.emit)
-            (total,) = body.loop(
-                shape[axis], [zero], lambda b, iv, c: [b.emit(arith.AddfOp(c[0], shifted(b, iv)))]
-            )
-
-            def store(b: KernelBody, iv: SSAValue, c: Index) -> list[SSAValue]:
-                quotient = b.emit(arith.DivfOp(shifted(b, iv), total))
-                b.store(quotient, out, _merge(kept, kept_index, (axis,), (iv,)))
-                return []
-
-            body.loop(shape[axis], [], store)
+            total = reduce(arith.AddfOp, constant(0, element, body.emit))
+            update(lambda b, iv: b.emit(arith.DivfOp(b.load(out, at(iv)), total)))
 
         self.body.parallel(tuple(shape[a] for a in kept), row)
 

@@ -193,15 +193,20 @@ func.func @"a.b"(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// The math functions print as Python's `math` module: df.erf is libm's erf.
+// On CPUs exp, log and tanh call dflow's vectorizable functions (vm, by element
+// type); the others are libm's through Python's `math` (df.erf is math.erf).
 // CHECK-LABEL: def fused_erf_0(
 // CHECK:           {{^ *}}[[E:[A-Za-z0-9_]+]] = math.erf({{.*}})
-// CHECK-NEXT:      {{^ *}}[[T:[A-Za-z0-9_]+]] = math.tanh([[E]])
+// CHECK-NEXT:      {{^ *}}[[T:[A-Za-z0-9_]+]] = vm.tanh_f32([[E]])
+// CHECK-NEXT:      {{^ *}}[[X:[A-Za-z0-9_]+]] = vm.exp_f32([[T]])
+// CHECK-NEXT:      {{^ *}}[[L:[A-Za-z0-9_]+]] = vm.log_f32([[X]])
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = df.fused(%0 = %x) {kind = "elementwise", name = "fused_erf_0"} : (tensor<4xf32>) -> tensor<4xf32> {
     %e = df.erf %0 : (tensor<4xf32>) -> tensor<4xf32>
     %t = df.tanh %e : (tensor<4xf32>) -> tensor<4xf32>
-    df.yield %t : tensor<4xf32>
+    %p = df.exp %t : (tensor<4xf32>) -> tensor<4xf32>
+    %l = df.log %p : (tensor<4xf32>) -> tensor<4xf32>
+    df.yield %l : tensor<4xf32>
   }
   func.return %r : tensor<4xf32>
 }
