@@ -310,7 +310,8 @@ class KernelLowering:
         """Each row in five passes over the result's own row: the fused input stored
         (its prologue computed once per element), its maximum, `exp(x - max)` stored,
         their sum, the division. The passes that store have no loop-carried value, so
-        they vectorize (`exp` included); the two reductions read stored values only."""
+        they vectorize (`exp` included); the two reductions read stored values only,
+        in independent lanes (`reduce_in_lanes`)."""
         shape = shape_of(op.input.type)
         axis = op.axis_value % len(shape)
         kept = [a for a in range(len(shape)) if a != axis]
@@ -331,12 +332,9 @@ class KernelLowering:
                 body.loop(shape[axis], [], store)
 
             def reduce(combine: type[arith.MaximumfOp | arith.AddfOp], init: SSAValue) -> SSAValue:
-                (total,) = body.loop(
-                    shape[axis],
-                    [init],
-                    lambda b, iv, c: [b.emit(combine(c[0], b.load(out, at(iv))))],
+                return body.reduce_in_lanes(
+                    shape[axis], init, lambda b, iv: b.load(out, at(iv)), combine
                 )
-                return total
 
             update(lambda b, iv: evaluator.child(b).at(op.input, at(iv)))
             largest = reduce(arith.MaximumfOp, constant(float("-inf"), element, body.emit))

@@ -122,6 +122,45 @@ class KernelBody:
         self.add(op)
         return tuple(op.results)
 
+    def reduce_in_lanes(
+        self,
+        extent: int,
+        init: SSAValue,
+        value: Callable[[KernelBody, SSAValue], SSAValue],
+        combine: Callable[[SSAValue, SSAValue], Operation],
+    ) -> SSAValue:
+        """The fold by `combine` of `value(i)` for `i < extent`, in `LANES` accumulators
+        (lane `k` takes the `i` with `i % LANES == k`, a tail goes to lane 0) folded
+        pairwise at the end: the accumulations do not wait on each other, so a sum
+        runs at the adder's throughput, not its latency. The order of a float sum
+        changes (as NumPy's pairwise sum changes it); a maximum's does not matter."""
+        if extent < 2 * LANES:
+
+            def step(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
+                return [b.emit(combine(carried[0], value(b, iv)))]
+
+            (total,) = self.loop(extent, [init], step)
+            return total
+        chunks = extent // LANES
+
+        def chunk(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
+            base = b.emit(arith.MuliOp(iv, b.index(LANES)))
+            at = [b.emit(arith.AddiOp(base, b.index(k))) for k in range(LANES)]
+            return [b.emit(combine(c, value(b, i))) for c, i in zip(carried, at, strict=True)]
+
+        lanes = list(self.loop(chunks, [init] * LANES, chunk))
+        start = chunks * LANES
+
+        def tail(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
+            return [b.emit(combine(carried[0], value(b, b.emit(arith.AddiOp(iv, b.index(start))))))]
+
+        (lanes[0],) = self.loop(extent - start, [lanes[0]], tail)
+        while len(lanes) > 1:
+            half = len(lanes) // 2
+            pairs = zip(lanes[:half], lanes[half:], strict=True)
+            lanes = [self.emit(combine(a, b)) for a, b in pairs]
+        return lanes[0]
+
     def loops(
         self,
         extents: Shape,
@@ -136,6 +175,10 @@ class KernelBody:
             return body.loops(extents[1:], carried, lambda b, ivs, c: build(b, (iv, *ivs), c))
 
         return self.loop(extents[0], inits, outer)
+
+
+LANES = 8
+"""Independent accumulators of a row reduction (`KernelBody.reduce_in_lanes`)."""
 
 
 @cache
