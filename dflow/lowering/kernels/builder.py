@@ -297,7 +297,17 @@ class KernelLowering:
                 value = evaluator.child(b).at(op.input, full)
                 return [_combine(op, carried[0], value, b)]
 
-            (total,) = body.loops(tuple(shape[a] for a in axes), [init], inner)
+            if len(axes) == 1:  # one axis: in independent lanes (`reduce_in_lanes`)
+                total = body.reduce_in_lanes(
+                    shape[axes[0]],
+                    init,
+                    lambda b, iv: evaluator.child(b).at(
+                        op.input, _merge(kept, kept_index, axes, (iv,))
+                    ),
+                    _combiner(op, element),
+                )
+            else:
+                (total,) = body.loops(tuple(shape[a] for a in axes), [init], inner)
             if isinstance(op, so.ReduceMeanOp):
                 count = prod(shape[a] for a in axes)
                 total = _divide(total, count, element, body)
@@ -371,13 +381,16 @@ def _reduction_init(op: so.ReduceOp, element: Attribute, body: KernelBody) -> SS
     return constant(-(2 ** (width - 1)), element, body.emit)
 
 
-def _combine(op: so.ReduceOp, total: SSAValue, value: SSAValue, body: KernelBody) -> SSAValue:
-    floating = is_float(value.type)
+def _combiner(op: so.ReduceOp, element: Attribute) -> Callable[[SSAValue, SSAValue], Operation]:
+    """The op that folds one more value into a reduction's accumulator."""
+    floating = is_float(element)
     if isinstance(op, so.ReduceMaxOp):
-        return body.emit(
-            arith.MaximumfOp(total, value) if floating else arith.MaxSIOp(total, value)
-        )
-    return body.emit(arith.AddfOp(total, value) if floating else arith.AddiOp(total, value))
+        return arith.MaximumfOp if floating else arith.MaxSIOp
+    return arith.AddfOp if floating else arith.AddiOp
+
+
+def _combine(op: so.ReduceOp, total: SSAValue, value: SSAValue, body: KernelBody) -> SSAValue:
+    return body.emit(_combiner(op, value.type)(total, value))
 
 
 def _divide(total: SSAValue, count: int, element: Attribute, body: KernelBody) -> SSAValue:
