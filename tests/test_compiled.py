@@ -637,6 +637,37 @@ def test_reductions(tmp_path: Path, dtype: str) -> None:
     check(tmp_path, [x, n, s, negative], body)
 
 
+@pytest.mark.parametrize("dtype", NUMBERS)
+def test_long_rows_reduce_in_lanes(tmp_path: Path, dtype: str) -> None:
+    """Rows of 16 and 37 (two chunks of eight lanes; four and a tail of five): single-axis
+    reductions and softmax go through `reduce_in_lanes`. A NaN in a middle lane and in
+    the tail must reach the maximum; the row's largest value sits in the last lane."""
+    rng = np.random.default_rng(12)
+    exact = normal(rng, (3, 16), dtype)
+    long = normal(rng, (4, 37), dtype)
+    if dtype in FLOATS:
+        long[1, 13] = np.nan  # lane 5 of the second chunk
+        long[2, 35] = np.nan  # the tail
+        long[3, 31] = 50  # lane 7: the maximum
+    wide = normal(rng, (37, 3), dtype)
+
+    def body(g: Graph, exact: Tensor, long: Tensor, wide: Tensor) -> dict[str, Tensor]:
+        results: dict[str, Tensor] = {}
+        makers = {"sum": Tensor.sum, "max": Tensor.max}
+        makers |= {"mean": Tensor.mean} if dtype in FLOATS else {}
+        for name, reduce in makers.items():
+            results[f"{name} of rows of 16"] = reduce(exact, [1])
+            results[f"{name} of rows of 37"] = reduce(long, [-1], True)
+            results[f"{name} down a column of 37"] = reduce(wide, [0])
+            results[f"{name} of a fused square"] = reduce(long * long, [1])
+        if dtype in FLOATS:
+            results["softmax of rows of 16"] = exact.softmax(1)
+            results["softmax of rows of 37"] = long.softmax(1)
+        return results
+
+    check(tmp_path, [exact, long, wide], body)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_softmax_on_every_axis(tmp_path: Path, dtype: str) -> None:
     rng = np.random.default_rng(11)

@@ -28,7 +28,6 @@ import math
 
 import numba
 import numpy as np
-from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
@@ -50,36 +49,24 @@ inlines it into the kernel that calls it, flags and all, and vectorizes the loop
 # ----------------------------------------------------------------------------- bits
 
 
-@intrinsic
-def _f32_from_bits(typingctx, bits):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.FloatType())
+def _bitcast(source: types.Type, target: types.Type):
+    """An intrinsic reinterpreting a `source` scalar's bits as a `target` scalar of
+    the same width (LLVM's `bitcast`, which vectorizes; numba has no scalar view)."""
 
-    return types.float32(types.int32), codegen
+    @intrinsic
+    def cast(typingctx, value):
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(target))
 
+        return target(source), codegen
 
-@intrinsic
-def _bits_of_f32(typingctx, value):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-
-    return types.int32(types.float32), codegen
+    return cast
 
 
-@intrinsic
-def _f64_from_bits(typingctx, bits):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return types.float64(types.int64), codegen
-
-
-@intrinsic
-def _bits_of_f64(typingctx, value):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-
-    return types.int64(types.float64), codegen
+_f32_from_bits = _bitcast(types.int32, types.float32)
+_bits_of_f32 = _bitcast(types.float32, types.int32)
+_f64_from_bits = _bitcast(types.int64, types.float64)
+_bits_of_f64 = _bitcast(types.float64, types.int64)
 
 
 @_vector
