@@ -11,9 +11,10 @@ thread as Python, slowly, so the shapes stay near 1e3 elements.
 
 The simulator runs kernels as Python, not as CUDA: it cannot tell whether they
 compile for a GPU. So the child also records every launch (kernel and argument
-types), and a second child, without the simulator, types and lowers each launched
-kernel for a real GPU (`numba.cuda.compiler.compile_cuda`, compute capability 9.0,
-to NVVM IR; no driver needed), the step of a real launch before PTX.
+types), and a second child, without the simulator, compiles each launched kernel to
+PTX for sm_90 (`numba.cuda.compile_ptx`: numba's typing and lowering, then NVVM from
+the `numba-cuda[cu13]` extra; no driver needed), what a real launch does before the
+driver loads it; an emitted kernel that no case launched fails that test too.
 
     python tests/test_cuda_sim.py simulate RECORDS.jsonl   # the first child, by hand
 """
@@ -163,12 +164,15 @@ def simulate(records_path: Path) -> dict[str, Any]:
     return {"cases": outcomes}
 
 
+LIBRARY = (ROOT / "dflow" / "runtime" / "library" / "gpu.py").resolve()
+
+
 def _dispatchers(path: str, name: str) -> list[Any]:
     """The `@cuda.jit` dispatchers of the module at `path` (imported without the
     simulator), also those held in dicts of the module."""
     from numba.cuda.dispatcher import CUDADispatcher  # noqa: PLC0415
 
-    if Path(path).resolve() == (ROOT / "runtime" / "library" / "gpu.py").resolve():
+    if Path(path).resolve() == LIBRARY:
         module = importlib.import_module("dflow.runtime.library.gpu")
     else:
         module = _import(Path(path), name)
@@ -189,39 +193,60 @@ def _numba_type(described: list[Any]) -> Any:
     return types.boolean if described[1] == "bool" else from_dtype(np.dtype(described[1]))
 
 
+def _ptx(kernel: Any, arguments: list[Any]) -> str:
+    """PTX for sm_90 of one kernel at one launch's argument types."""
+    from numba import cuda  # noqa: PLC0415
+
+    signature = tuple(_numba_type(a) for a in arguments)
+    ptx, _ = cuda.compile_ptx(kernel.py_func, signature, cc=(9, 0))
+    assert ".target sm_90" in ptx and ".entry" in ptx, ptx[:400]
+    return ptx
+
+
+def _match(kernels: list[Any], path: str, qualname: str, closure: list[str]) -> Any:
+    matches = [
+        k
+        for k in kernels
+        if k.py_func.__qualname__ == qualname
+        and [str(c.cell_contents) for c in k.py_func.__closure__ or ()] == closure
+    ]
+    assert len(matches) == 1, f"{len(matches)} kernels named {qualname} in {path}"
+    return matches[0]
+
+
 def typecheck(records_path: Path) -> dict[str, Any]:
-    """The second child (no simulator): each recorded launch typed and lowered for CUDA."""
+    """The second child (no simulator): each recorded launch compiled to PTX for sm_90
+    (`numba.cuda.compile_ptx`: typing, lowering, NVVM; no driver needed), and the
+    kernels of the emitted modules that no launch reached (device functions are
+    compiled inside the kernels that call them)."""
     try:
-        from numba.cuda import dispatcher, types  # noqa: PLC0415
-        from numba.cuda.compiler import compile_cuda  # noqa: PLC0415
+        from numba.cuda import compile_ptx  # noqa: F401, PLC0415 (used by _ptx)
         from numba.cuda.np import numpy_support  # noqa: F401, PLC0415 (used by _numba_type)
     except Exception as error:
         return {"skip": f"numba-cuda's compiler does not import: {type(error).__name__}: {error}"}
 
-    class Device:  # device functions ask the current device for its compute capability
-        compute_capability = (9, 0)
-
-    dispatcher.get_current_device = Device  # no GPU, no driver
     modules: dict[str, list[Any]] = {}
+    compiled: set[int] = set()
     failures: list[str] = []
     lines = [line for line in records_path.read_text().splitlines() if line]
     for line in lines:
         path, qualname, closure, arguments = json.loads(line)
         if path not in modules:
             modules[path] = _dispatchers(path, f"dflow_typecheck_{len(modules)}")
-        matches = [
-            k
-            for k in modules[path]
-            if k.py_func.__qualname__ == qualname
-            and [str(c.cell_contents) for c in k.py_func.__closure__ or ()] == closure
-        ]
-        signature = tuple(_numba_type(a) for a in arguments)
         try:
-            assert len(matches) == 1, f"{len(matches)} kernels named {qualname} in {path}"
-            compile_cuda(matches[0].py_func, types.void, signature, cc=(9, 0))
+            kernel = _match(modules[path], path, qualname, closure)
+            _ptx(kernel, arguments)
+            compiled.add(id(kernel))
         except Exception as error:
-            failures.append(f"{qualname}{signature}: {type(error).__name__}: {error}"[:2000])
-    return {"checked": len(lines), "failures": failures}
+            failures.append(f"{qualname}{arguments}: {type(error).__name__}: {error}"[:2000])
+    unlaunched = [
+        f"{Path(path).name}:{k.py_func.__qualname__}"
+        for path, kernels in modules.items()
+        if Path(path).resolve() != LIBRARY
+        for k in kernels
+        if id(k) not in compiled and not k.targetoptions.get("device")
+    ]
+    return {"checked": len(lines), "failures": failures, "unlaunched": unlaunched}
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -271,12 +296,13 @@ def test_on_the_simulator_equals_the_interpreter(simulated: dict[str, Any], case
         assert outcome["devices"] == ["cpu_0.py", "gpu_0.py"]
 
 
-def test_launched_kernels_lower_for_a_real_gpu(simulated: dict[str, Any], records: Path) -> None:
+def test_launched_kernels_compile_to_ptx(simulated: dict[str, Any], records: Path) -> None:
     outcome = _child("typecheck", records, simulator=False)
     if "skip" in outcome:
         pytest.skip(outcome["skip"])
     assert outcome["checked"] >= len(CASES), outcome
     assert not outcome["failures"], "\n\n".join(outcome["failures"])
+    assert not outcome["unlaunched"], f"emitted kernels no case launched: {outcome['unlaunched']}"
 
 
 if __name__ == "__main__":
