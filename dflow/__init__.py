@@ -19,70 +19,177 @@ in this one package, in layers that import downward only (see
 `docs/architecture.md`): `dialects`, `analysis` and `interpreters`, `transforms` and
 `lowering`, `backend`, `driver`; `runtime` runs emitted modules and imports no
 compiler code.
+
+Importing `dflow` loads none of this: each name imports its module on first use
+(PEP 562 `__getattr__`), so that `dflow --help` and a cached `dflow run` do not pay
+for xDSL and the compiler.
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from dflow.driver.api import FeedError, Program, Signature, TensorSpec, compile
-from dflow.driver.errors import DflowError
-from dflow.driver.jit import grad, jit, value_and_grad
-from dflow.frontend.builder import Graph, Tensor
-from dflow.frontend.errors import TraceError
-from dflow.frontend.ops import (
-    abs,
-    add,
-    addn,
-    avg_pool2d,
-    avg_pool2d_grad,
-    broadcast_to,
-    cast,
-    concat,
-    constant,
-    conv2d,
-    conv2d_grad_filter,
-    conv2d_grad_input,
-    div,
-    equal,
-    erf,
-    exp,
-    greater,
-    greater_equal,
-    identity,
-    less,
-    less_equal,
-    log,
-    matmul,
-    max_pool2d,
-    max_pool2d_grad,
-    maximum,
-    minimum,
-    mul,
-    neg,
-    pow,
-    reciprocal,
-    reduce_max,
-    reduce_mean,
-    reduce_sum,
-    relu,
-    reshape,
-    rsqrt,
-    select,
-    sigmoid,
-    slice,
-    softmax,
-    sqrt,
-    square,
-    sub,
-    tanh,
-    transpose,
-    where,
-)
+if TYPE_CHECKING:
+    __version__: str
+    from dflow.driver.api import (
+        FeedError,
+        Program,
+        Signature,
+        TensorSpec,
+        compile,
+    )
+    from dflow.driver.errors import (
+        DflowError,
+    )
+    from dflow.driver.jit import (
+        grad,
+        jit,
+        value_and_grad,
+    )
+    from dflow.frontend.builder import (
+        Graph,
+        Tensor,
+    )
+    from dflow.frontend.errors import (
+        TraceError,
+    )
+    from dflow.frontend.ops import (
+        abs,
+        add,
+        addn,
+        avg_pool2d,
+        avg_pool2d_grad,
+        broadcast_to,
+        cast,
+        concat,
+        constant,
+        conv2d,
+        conv2d_grad_filter,
+        conv2d_grad_input,
+        div,
+        equal,
+        erf,
+        exp,
+        greater,
+        greater_equal,
+        identity,
+        less,
+        less_equal,
+        log,
+        matmul,
+        max_pool2d,
+        max_pool2d_grad,
+        maximum,
+        minimum,
+        mul,
+        neg,
+        pow,
+        reciprocal,
+        reduce_max,
+        reduce_mean,
+        reduce_sum,
+        relu,
+        reshape,
+        rsqrt,
+        select,
+        sigmoid,
+        slice,
+        softmax,
+        sqrt,
+        square,
+        sub,
+        tanh,
+        transpose,
+        where,
+    )
 
-try:
-    __version__ = _version("dflow")
-except PackageNotFoundError:  # a checkout that was not installed
-    __version__ = "0+unknown"
+_MODULES: dict[str, str] = {
+    "DflowError": "dflow.driver.errors",
+    "FeedError": "dflow.driver.api",
+    "Graph": "dflow.frontend.builder",
+    "Program": "dflow.driver.api",
+    "Signature": "dflow.driver.api",
+    "Tensor": "dflow.frontend.builder",
+    "TensorSpec": "dflow.driver.api",
+    "TraceError": "dflow.frontend.errors",
+    "abs": "dflow.frontend.ops",
+    "add": "dflow.frontend.ops",
+    "addn": "dflow.frontend.ops",
+    "avg_pool2d": "dflow.frontend.ops",
+    "avg_pool2d_grad": "dflow.frontend.ops",
+    "broadcast_to": "dflow.frontend.ops",
+    "cast": "dflow.frontend.ops",
+    "compile": "dflow.driver.api",
+    "concat": "dflow.frontend.ops",
+    "constant": "dflow.frontend.ops",
+    "conv2d": "dflow.frontend.ops",
+    "conv2d_grad_filter": "dflow.frontend.ops",
+    "conv2d_grad_input": "dflow.frontend.ops",
+    "div": "dflow.frontend.ops",
+    "equal": "dflow.frontend.ops",
+    "erf": "dflow.frontend.ops",
+    "exp": "dflow.frontend.ops",
+    "grad": "dflow.driver.jit",
+    "greater": "dflow.frontend.ops",
+    "greater_equal": "dflow.frontend.ops",
+    "identity": "dflow.frontend.ops",
+    "jit": "dflow.driver.jit",
+    "less": "dflow.frontend.ops",
+    "less_equal": "dflow.frontend.ops",
+    "log": "dflow.frontend.ops",
+    "matmul": "dflow.frontend.ops",
+    "max_pool2d": "dflow.frontend.ops",
+    "max_pool2d_grad": "dflow.frontend.ops",
+    "maximum": "dflow.frontend.ops",
+    "minimum": "dflow.frontend.ops",
+    "mul": "dflow.frontend.ops",
+    "neg": "dflow.frontend.ops",
+    "pow": "dflow.frontend.ops",
+    "reciprocal": "dflow.frontend.ops",
+    "reduce_max": "dflow.frontend.ops",
+    "reduce_mean": "dflow.frontend.ops",
+    "reduce_sum": "dflow.frontend.ops",
+    "relu": "dflow.frontend.ops",
+    "reshape": "dflow.frontend.ops",
+    "rsqrt": "dflow.frontend.ops",
+    "select": "dflow.frontend.ops",
+    "sigmoid": "dflow.frontend.ops",
+    "slice": "dflow.frontend.ops",
+    "softmax": "dflow.frontend.ops",
+    "sqrt": "dflow.frontend.ops",
+    "square": "dflow.frontend.ops",
+    "sub": "dflow.frontend.ops",
+    "tanh": "dflow.frontend.ops",
+    "transpose": "dflow.frontend.ops",
+    "value_and_grad": "dflow.driver.jit",
+    "where": "dflow.frontend.ops",
+}
+"""The module that defines each public name, imported when the name is first used."""
+
+
+def __getattr__(name: str) -> Any:
+    """`dflow.NAME`: imported from its module on first use, then kept here."""
+    if name == "__version__":
+        return _installed_version()
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dflow' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def _installed_version() -> str:
+    from importlib import metadata  # noqa: PLC0415 (it takes longer to import than dflow)
+
+    try:
+        return metadata.version("dflow")
+    except metadata.PackageNotFoundError:  # a checkout that was not installed
+        return "0+unknown"
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES, "__version__"})
+
 
 __all__ = [
     "DflowError",

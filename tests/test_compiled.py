@@ -1214,10 +1214,10 @@ def test_written_modules_are_stamped_with_the_compiler(
     """numba checks a cached kernel against its own file only, though the kernel holds
     the library routines it calls: a new compiler or runtime must rewrite the file."""
     sources = {"cpu_0.py": '"""a module"""\nDEVICE = "cpu:0"\n'}
-    monkeypatch.setattr(compiler, "_compiler_fingerprint", lambda: "a" * 64)
+    monkeypatch.setattr(compiler, "compiler_fingerprint", lambda: "a" * 64)
     write_modules(sources, tmp_path)
     first = (tmp_path / "cpu_0.py").read_text()
-    monkeypatch.setattr(compiler, "_compiler_fingerprint", lambda: "b" * 64)
+    monkeypatch.setattr(compiler, "compiler_fingerprint", lambda: "b" * 64)
     write_modules(sources, tmp_path)
     second = (tmp_path / "cpu_0.py").read_text()
     assert first.startswith("# dflow compiler and runtime aaaa") and first.endswith(

@@ -31,6 +31,7 @@ from xdsl.dialects.func import FuncOp
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import device_modules, graph_functions
 from dflow.driver import feeds
+from dflow.driver.arrays import Parameter
 from dflow.driver.compiler import compiled_program, memory_figures
 from dflow.driver.errors import DflowError
 from dflow.driver.loading import check_runnable_module, load_module, load_text
@@ -43,9 +44,9 @@ from dflow.driver.multidevice import (
 )
 from dflow.driver.onnx_input import Shapes, import_onnx, is_model, model_name
 from dflow.frontend.builder import Graph
-from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
+from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
 
 Array = NDArray[Any]
 ProgramLike = Graph | ModuleOp | str | os.PathLike[str] | Any
@@ -257,10 +258,10 @@ class Entry:
         return self.program.signature(self.name)
 
     @cached_property
-    def parameters(self) -> list[feeds.Parameter]:
+    def parameters(self) -> list[Parameter]:
         function = self.program.function(self.name)
         try:
-            return [feeds.Parameter.of(function, argument) for argument in function.args]
+            return [feeds.parameter(function, argument) for argument in function.args]
         except DflowError as error:
             raise FeedError(error.message) from None
 
@@ -290,7 +291,7 @@ class Entry:
 
 
 def bind_feeds(
-    parameters: Sequence[feeds.Parameter], args: Sequence[Any], kwargs: Mapping[str, Any]
+    parameters: Sequence[Parameter], args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> list[Array]:
     """`args` and `kwargs` as the arrays of an entry's `parameters`, in order: by
     position, then by name (`x` for `%x`, or `arg0`); each checked for its exact shape
@@ -327,7 +328,7 @@ def _index_of(key: str, names: Sequence[str], where: str) -> int:
     raise DflowError(f"{where} has no argument {key!r} (arguments: {', '.join(names) or 'none'})")
 
 
-def _as_array(value: Any, parameter: feeds.Parameter) -> Array:
+def _as_array(value: Any, parameter: Parameter) -> Array:
     """An array as given; anything else (numbers, lists) in the argument's dtype."""
     if isinstance(value, np.ndarray | np.generic):
         return np.asarray(cast(Array, value))

@@ -20,46 +20,24 @@ Bad input is reported as one line, `FILE:LINE:COL: error: ...`, with exit status
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
 from collections.abc import Sequence
-from importlib import metadata
-from pathlib import Path
-from typing import Any, NoReturn
+from importlib import import_module
+from typing import NoReturn
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
-
-from dflow.driver import cache, feeds
-from dflow.driver.compiler import (
-    PLAN_FIGURES,
-    compile_kernels,
-    compile_module,
-    compiled_program,
-    memory_figures,
-    write_modules,
-)
+from dflow.driver.arrays import DEFAULT_SEED
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.loading import check_runnable_module, load_module, load_text
-from dflow.driver.multidevice import (
-    check_gpus,
-    devices_for,
-    entry_signature,
-    interpret,
-    is_partitioned,
-    place,
-    split_for_devices,
-)
-from dflow.driver.onnx_input import import_onnx, is_model, parse_shape
-from dflow.driver.opt import add_opt_arguments, run_opt
-from dflow.driver.pipeline import parsed_pipeline
-from dflow.driver.source import display_name, read_source
-from dflow.driver.timing import Timings, maybe
-from dflow.driver.viz import to_dot, write_picture
-from dflow.interpreters.df import DEFAULT_RECV_TIMEOUT_S
-from dflow.runtime import ProgramError
+from dflow.driver.onnx_input import parse_shape
+from dflow.driver.program_text import display_name
+from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
+
+COMMANDS = "dflow.driver.commands"
+"""The module of the commands' handlers, imported once a command needs it."""
+TARGETS = ("numba",)
+"""The targets of `dflow opt -t` besides `mlir`: those of `dflow.driver.universe`
+(named here so that `--help` does not import xDSL; a test keeps them equal)."""
 
 
 def _seed(text: str) -> int:
@@ -126,7 +104,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dflow", description="A multi-level compiler for tensor dataflow graphs.")
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
@@ -140,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the time of every pass and of numba's compile of the CPU kernels",
     )
-    compile_.set_defaults(handler=_compile)
+    compile_.set_defaults(handler=f"{COMMANDS}:compile_program")
     viz = commands.add_parser("viz", help="draw the dataflow graph (.dot, .svg or .png)")
     _program_arguments(viz, "place on these devices first")
     viz.add_argument("-o", "--output", required=True, metavar="GRAPH.svg", help="the picture")
@@ -148,26 +126,67 @@ def _parser() -> argparse.ArgumentParser:
     viz.add_argument(
         "--partition", action="store_true", help="draw each device's part (with --devices)"
     )
-    viz.set_defaults(handler=_viz)
+    viz.set_defaults(handler=f"{COMMANDS}:viz")
     plan = commands.add_parser("plan", help="report each device's arena size")
     _program_arguments(plan, "place and partition on these first")
     plan.add_argument("--entry", default="main", help="function to plan (default: main)")
     plan.add_argument("--json", action="store_true", help="print the figures as one JSON line")
-    plan.set_defaults(handler=_plan)
+    plan.set_defaults(handler=f"{COMMANDS}:plan")
     opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
-    add_opt_arguments(opt)
-    opt.set_defaults(handler=run_opt)
+    _opt_arguments(opt)
+    opt.set_defaults(handler="dflow.driver.opt:run_opt")
     import_ = commands.add_parser("import", help="import an ONNX model as a df program (.mlir)")
     import_.add_argument("file", metavar="MODEL.onnx", help="the ONNX model")
     import_.add_argument(
         "-o", "--output", metavar="OUT.mlir", help="where to write (default: stdout)"
     )
     _shape_argument(import_)
-    import_.set_defaults(handler=_import)
+    import_.set_defaults(handler=f"{COMMANDS}:import_model")
     cache = commands.add_parser("cache", help="the compile cache: its size, or empty it")
     cache.add_argument("action", choices=("info", "clear"), help="info: report; clear: empty it")
-    cache.set_defaults(handler=_cache, file="cache")
+    cache.set_defaults(handler=f"{COMMANDS}:cache_command", file="cache")
     return parser
+
+
+def _opt_arguments(opt: argparse.ArgumentParser) -> None:
+    """`dflow opt`'s arguments (`dflow.driver.opt` runs it)."""
+    opt.add_argument("file", metavar="FILE", help="the program (- for standard input)")
+    opt.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="passes to run")
+    opt.add_argument(
+        "-t",
+        "--target",
+        default="mlir",
+        metavar="TARGET",
+        help=f"output: mlir (default) or {', '.join(TARGETS)}",
+    )
+    opt.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    opt.add_argument(
+        "--split-input-file", action="store_true", help="one program per // ----- chunk"
+    )
+    opt.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="print each chunk's error in its place on stdout and exit 0",
+    )
+
+
+class _Version(argparse.Action):
+    """`--version`: the versions are looked up when asked for, not on every start."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, help="show dflow's version and its dependencies'"
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _version() -> str:
@@ -178,25 +197,12 @@ def _version() -> str:
 
 
 def _installed(distribution: str) -> str:
+    from importlib import metadata  # noqa: PLC0415 (only for --version)
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return "(not installed)"
-
-
-def _cache(args: argparse.Namespace) -> None:
-    root = cache.cache_root()
-    if args.action == "clear":
-        count, size = cache.clear(root)
-        print(f"removed {count} entries ({cache.size_text(size)}) from {root}")
-        return
-    found = cache.entries(root)
-    size = sum(entry.bytes for entry in found)
-    print(f"cache: {root}")
-    print(
-        f"entries: {len(found)}, {cache.size_text(size)} (kept under "
-        f"{cache.size_text(cache.bound())}: DFLOW_CACHE_MAX_BYTES)"
-    )
 
 
 def _run_arguments(run: argparse.ArgumentParser) -> None:
@@ -214,7 +220,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         "or, repeated, one .npy file per argument in order (or NAME=FILE.npy)",
     )
     run.add_argument("--output", metavar="Y.npz", help="save the results as out0, out1, ...")
-    run.add_argument("--seed", type=_seed, default=feeds.DEFAULT_SEED, help="seed of random inputs")
+    run.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of random inputs")
     run.add_argument(
         "--print", action="store_true", help="print every result in full (NumPy's formatting)"
     )
@@ -236,145 +242,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compile CPU kernels with numba's parallel=True (prange over the outer loop)",
     )
-    run.set_defaults(handler=_run)
-
-
-def _load(args: argparse.Namespace) -> tuple[str, ModuleOp]:
-    """The program of `args.file`, read once, verified, through the passes of `-p`
-    (checked before the program is read), and its cache key: its text, or for an
-    ONNX model (imported in memory) a digest of the model and the shapes given."""
-    parsed_pipeline(args.passes)
-    shapes = _shapes(args)
-    if is_model(args.file):
-        key, module = import_onnx(args.file, shapes)
-        return key, load_module(module, args.passes)
-    if shapes:
-        raise DflowError("--shape gives the input shapes of an ONNX model (.onnx) only")
-    source = read_source(args.file)
-    return source.text, load_text(source.text, source.name, args.passes)
-
-
-def _shapes(args: argparse.Namespace) -> dict[str, list[int]]:
-    shapes: dict[str, list[int]] = {}
-    for name, shape in args.shape:
-        if name in shapes:
-            raise DflowError(f"--shape gives {name!r} twice")
-        shapes[name] = shape
-    return shapes
-
-
-def _load_runnable(args: argparse.Namespace) -> tuple[str, ModuleOp]:
-    """`_load`, for the commands that run or compile the program."""
-    key, module = _load(args)
-    check_runnable_module(module)
-    return key, module
-
-
-def _import(args: argparse.Namespace) -> None:
-    if not is_model(args.file):
-        raise DflowError("dflow import reads ONNX models (a .onnx file)")
-    _, module = import_onnx(args.file, _shapes(args))
-    if args.output is None:
-        print(module)
-        return
-    try:
-        with Path(args.output).open("w") as file:
-            print(module, file=file)
-    except OSError as error:
-        raise DflowError(f"cannot write {args.output}: {error.strerror}") from None
-
-
-def _plan(args: argparse.Namespace) -> None:
-    _, module = _load_runnable(args)
-    figures = memory_figures(module, args.entry, devices_for(module, args.devices))
-    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
-
-
-def _plan_table(figures: dict[str, dict[str, int]]) -> str:
-    """One row per device: the arena, its lower bound and the naive size, in bytes."""
-    width = max(len("device"), *map(len, figures))
-    lines = [f"{'device':<{width}}" + "".join(f"  {name}" for name in PLAN_FIGURES)]
-    for device, row in figures.items():
-        lines.append(f"{device:<{width}}" + "".join(f"  {row[n]:>{len(n)}}" for n in PLAN_FIGURES))
-    return "\n".join(lines)
-
-
-def _viz(args: argparse.Namespace) -> None:
-    _, module = _load(args)
-    devices = devices_for(module, args.devices)
-    if args.partition:
-        module = split_for_devices(module, devices)
-    elif devices is not None:
-        place(module, devices)
-    write_picture(to_dot(module, args.entry), Path(args.output))
-
-
-def _compile(args: argparse.Namespace) -> None:
-    timings = Timings() if args.time else None
-    with maybe(timings, "read, parse and verify"):
-        _, module = _load_runnable(args)
-    devices = devices_for(module, args.devices)
-    sources = compile_module(module, devices, args.parallel, timings)
-    with maybe(timings, "write the modules"):
-        write_modules(sources, Path(args.output))
-    for name in sources:
-        print(Path(args.output) / name)
-    if timings is not None:
-        compile_kernels(Path(args.output), timings)
-        print(timings.report(), file=sys.stderr)
-
-
-def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
-    if args.inputs is None:
-        return feeds.random_inputs(function, args.seed)
-    source = " ".join(args.inputs)
-    return feeds.match_inputs(function, feeds.load_inputs(args.inputs), source)
-
-
-def _run_compiled(
-    args: argparse.Namespace, key: str, module: ModuleOp, inputs: list[Any]
-) -> list[Any]:
-    devices = devices_for(module, args.devices)
-    check_gpus(module, devices)
-    program = compiled_program(key, module, devices, args.parallel, passes=args.passes)
-    try:
-        return program.run(args.entry, inputs, args.timeout)
-    except ProgramError as error:
-        raise DflowError(str(error), display_name(args.file)) from None
-
-
-def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
-    devices = devices_for(module, args.devices)
-    gpus = [d for d in (devices or "").split(",") if d.startswith("gpu:")]
-    if gpus:
-        print(
-            f"dflow: note: --interpret runs {', '.join(gpus)} in the interpreter, on the host",
-            file=sys.stderr,
-        )
-    try:
-        return interpret(module, args.entry, inputs, devices, args.timeout)
-    except DflowError as error:
-        error.location = error.location or display_name(args.file)
-        raise
-
-
-def _run(args: argparse.Namespace) -> None:
-    key, module = _load_runnable(args)
-    if is_partitioned(module):
-        function = entry_signature(module, args.entry)
-    else:
-        function = feeds.find_entry(module, args.entry)
-    inputs = _inputs(args, function)
-    if args.interpret:
-        outputs = _run_interpreted(args, module, inputs)
-    else:
-        outputs = _run_compiled(args, key, module, inputs)
-    if args.output is not None:
-        feeds.save_outputs(args.output, outputs)
-    if args.print:
-        print("\n".join(feeds.in_full(outputs)))
-    elif args.inputs is None or args.output is None:
-        print("\n".join(feeds.summarize(outputs)))
+    run.set_defaults(handler=f"{COMMANDS}:run")
 
 
 KNOWN_FAILURES = (DflowError, RecursionError, MemoryError)
@@ -400,10 +268,22 @@ def _failure(name: str, error: Exception) -> str:
     )
 
 
+def _handle(args: argparse.Namespace) -> None:
+    """Run the command: `run` from the cache when it can (without importing the
+    compiler), else its handler."""
+    if args.command == "run":
+        from dflow.driver.cached_run import run_from_cache  # noqa: PLC0415 (imports numba)
+
+        if run_from_cache(args):
+            return
+    module, function = args.handler.split(":")
+    getattr(import_module(module), function)(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        args.handler(args)
+        _handle(args)
     except KeyboardInterrupt:
         print("dflow: interrupted", file=sys.stderr)
         return 130

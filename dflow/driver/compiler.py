@@ -12,28 +12,37 @@ machine code next to them) without lowering again.
 from __future__ import annotations
 
 import gc
-import hashlib
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.analysis.function_schedule import plan_entry
 from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
-from dflow.driver.cache import SCRATCH_PREFIX, mark_used, private_cache_entry, trim
+from dflow.driver import feeds
+from dflow.driver.cache import (
+    SCRATCH_PREFIX,
+    SIGNATURES,
+    compiler_fingerprint,
+    mark_used,
+    private_cache_entry,
+    program_key,
+    trim,
+)
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import devices_for, is_partitioned, split_for_devices
 from dflow.driver.pipeline import parsed_pipeline
 from dflow.driver.source import make_context
 from dflow.driver.timing import Progress, Timings, maybe
 from dflow.runtime import Program, load_program
-from dflow.runtime.library.openblas import numpy_openblas
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
 
@@ -129,7 +138,7 @@ def write_modules(
         raise DflowError(f"cannot write modules into {directory}: it is a file") from None
     except OSError as error:
         raise DflowError(f"cannot write modules into {directory}: {error.strerror}") from None
-    stamp = f"# dflow compiler and runtime {_compiler_fingerprint()[:16]}\n"
+    stamp = f"# dflow compiler and runtime {compiler_fingerprint()[:16]}\n"
     for module in directory.glob("*_[0-9]*.py"):
         if not _written_by_dflow(module):
             continue
@@ -163,21 +172,6 @@ def _write(path: Path, data: bytes, mode: int) -> None:
         file.write(data)
 
 
-@cache
-def _compiler_fingerprint() -> str:
-    """A hash of the source of the whole `dflow` package (placement, the pipelines
-    and the driver decide the emitted modules as much as the lowering and the
-    runtime do) and of the BLAS library the CPU kernels link
-    (`runtime/library/openblas.py`), so that a changed compiler or NumPy build
-    recompiles."""
-    digest = hashlib.sha256(str(numpy_openblas()).encode())
-    package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def compiled_program(
     text: str,
     module: ModuleOp,
@@ -190,21 +184,39 @@ def compiled_program(
     compiled once per cache key: the text, the options and the compiler's fingerprint.
     An entry appears whole or not at all: it is written into a private scratch folder
     of the cache root and renamed onto its key (a process that loses the race to
-    another uses the winner's), so no run loads a half-written entry."""
-    options = (text, devices or "", str(parallel), passes, _compiler_fingerprint())
-    key = hashlib.sha256("\0".join(options).encode()).hexdigest()[:24]
-    directory = private_cache_entry(key)
+    another uses the winner's), so no run loads a half-written entry. Beside the
+    modules, the signatures of its entry functions (`SIGNATURES`), with which a later
+    `dflow run` of the same text runs it without parsing (`dflow.driver.cached_run`)."""
+    directory = private_cache_entry(program_key(text, devices, parallel, passes))
     if directory.exists():
         mark_used(directory)
     else:
         scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=directory.parent))
+        signatures = json.dumps(_entry_signatures(module))
         write_modules(compile_module(module, devices, parallel), scratch, private=True)
+        _write(scratch / SIGNATURES, signatures.encode(), 0o600)
         try:
             scratch.rename(directory)
         except OSError:  # another process renamed its entry there first
             shutil.rmtree(scratch, ignore_errors=True)
         trim(keep=directory)
     return load_program(directory)
+
+
+def _entry_signatures(module: ModuleOp) -> dict[str, Any]:
+    """The signature of each function of `module` with a body and tensor arguments, by
+    name; none for a partitioned module (its entries span the parts: a run of one
+    parses it)."""
+    if is_partitioned(module):
+        return {}
+    found: dict[str, Any] = {}
+    for function in module.ops:
+        if isinstance(function, FuncOp) and not function.is_declaration:
+            try:
+                found[function.sym_name.data] = feeds.signature(function).to_json()
+            except DflowError:  # an argument that is not a tensor: no run can feed it
+                continue
+    return found
 
 
 def compile_kernels(directory: Path, timings: Timings) -> None:

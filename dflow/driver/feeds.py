@@ -1,21 +1,11 @@
-"""Feeds and fetches of an entry function: inputs from `.npz` files or seeded
-random data, checked against the function's argument types; outputs saved and
-summarized."""
+"""The entry function of a parsed program and its signature, for feeds: the IR
+side of `dflow.driver.arrays` (which checks, makes and loads the arrays without
+the IR)."""
 
 from __future__ import annotations
 
-import math
-import os
-import sys
-import tokenize
-import zipfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping
 
-import numpy as np
-from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument
@@ -23,13 +13,10 @@ from xdsl.utils.hints import isa
 
 from dflow.dialects.df import annotations
 from dflow.dialects.df.arrays import numpy_dtype
-from dflow.dialects.df.shapes import format_shape
 from dflow.dialects.df.symbols import require_function
-from dflow.driver.errors import DflowError, first_line
+from dflow.driver.arrays import DEFAULT_SEED, Array, EntrySignature, Parameter
+from dflow.driver.errors import DflowError
 from dflow.driver.source import location_of
-
-Array = NDArray[Any]
-DEFAULT_SEED = 0
 
 
 def find_entry(module: ModuleOp, name: str) -> FuncOp:
@@ -67,230 +54,31 @@ def argument_tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Att
     return argument.type
 
 
-def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
-    """Seeded inputs: normal floats, integers in [-10, 10), fair booleans; each made
-    in its own dtype, after checking that all of them fit in memory."""
-    rng = np.random.default_rng(seed)
-    types = [argument_tensor(function, argument) for argument in function.args]
-    _check_fits(function, types)
-    inputs: list[Array] = []
-    for type in types:
-        dtype = numpy_dtype(type.element_type)
-        shape = type.get_shape()
-        if dtype.kind == "f":
-            inputs.append(rng.standard_normal(shape, dtype=dtype))
-        elif dtype.kind == "b":
-            inputs.append(rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_))
-        else:
-            inputs.append(rng.integers(-10, 10, shape, dtype=dtype))
-    return inputs
-
-
-def _check_fits(function: FuncOp, types: Sequence[TensorType[Attribute]]) -> None:
-    needed = sum(
-        math.prod(type.get_shape()) * numpy_dtype(type.element_type).itemsize for type in types
+def parameter(function: FuncOp, argument: BlockArgument) -> Parameter:
+    type = argument_tensor(function, argument)
+    return Parameter(
+        function.sym_name.data,
+        argument.index,
+        argument_name(argument),
+        argument_alias(function, argument),
+        str(type),
+        type.get_shape(),
+        numpy_dtype(type.element_type),
+        location_of(function),
     )
-    available = available_memory()
-    if needed > available:
-        raise DflowError(
-            f"the random inputs of @{function.sym_name.data} would take {needed / 2**30:.1f} GiB, "
-            f"more than the {available / 2**30:.1f} GiB of memory available: give --inputs, "
-            "or smaller argument types",
-            location_of(function),
-        )
 
 
-def available_memory() -> int:
-    """Bytes of memory the system can still give (Linux's MemAvailable; elsewhere the
-    physical memory)."""
-    try:
-        meminfo = Path("/proc/meminfo").read_text()
-    except OSError:
-        meminfo = ""
-    for line in meminfo.splitlines():
-        if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) * 1024
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+def signature(function: FuncOp) -> EntrySignature:
+    """What feeds are checked against: every argument a tensor (else a one-line error)."""
+    parameters = tuple(parameter(function, argument) for argument in function.args)
+    return EntrySignature(function.sym_name.data, location_of(function), parameters)
 
 
-_UNREADABLE_NPZ = (
-    OSError,
-    ValueError,
-    zipfile.BadZipFile,
-    EOFError,  # a member cut short
-    NotImplementedError,  # an unknown compression method or zip version in a damaged header
-    RuntimeError,  # a damaged flag that marks a member encrypted
-    tokenize.TokenError,  # a damaged .npy header (NumPy tokenizes it)
-)
-"""What NumPy and zipfile raise for a damaged `.npz` (found by tests/fuzz_cli.py)."""
-
-
-def load_npz(path: str | Path) -> dict[str, Array]:
-    if Path(path).is_file() and not zipfile.is_zipfile(path):
-        raise DflowError(f"cannot read inputs from {path}: it is not an .npz archive")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except _UNREADABLE_NPZ as error:
-        reason = first_line(error) if str(error) else "the file ends too early"
-        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
-
-
-def load_inputs(files: Sequence[str]) -> dict[str, Array]:
-    """The inputs of `--inputs`: one `.npz` archive (arrays by argument name or
-    `argN`), or `.npy` files, one per argument in order, or `NAME=FILE.npy`."""
-    if len(files) == 1 and not _is_npy(files[0]):
-        return load_npz(files[0])
-    named = [item.partition("=")[::2] if _named(item) else ("", item) for item in files]
-    for _, path in named:
-        if not _is_npy(path):
-            raise DflowError(
-                f"cannot read inputs from {path}: give one .npz archive, or .npy files "
-                "(one per argument, or NAME=FILE.npy)"
-            )
-    return {name or f"arg{i}": load_npy(path) for i, (name, path) in enumerate(named)}
-
-
-def _is_npy(path: str) -> bool:
-    return path.endswith(".npy")
-
-
-def _named(item: str) -> bool:
-    return "=" in item and item.partition("=")[0].isidentifier()
-
-
-def load_npy(path: str | Path) -> Array:
-    """One array of an `.npy` file; a one-line error for one NumPy cannot read."""
-    try:
-        return np.load(path, allow_pickle=False)
-    except OSError as error:
-        raise DflowError(f"cannot read inputs from {path}: {error.strerror or error}") from None
-    except _UNREADABLE_NPZ as error:
-        reason = first_line(error) if str(error) else "the file ends too early"
-        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
+def random_inputs(function: FuncOp, seed: int = DEFAULT_SEED) -> list[Array]:
+    """`EntrySignature.random_inputs` of `function`."""
+    return signature(function).random_inputs(seed)
 
 
 def match_inputs(function: FuncOp, feeds: Mapping[str, Array], source: str) -> list[Array]:
-    """Order `feeds` as the function's arguments, by name (`x`) or position (`arg0`)."""
-    names = [argument_name(a) for a in function.args]
-    keys = [
-        {name, f"arg{a.index}", argument_alias(function, a)} - {None}
-        for name, a in zip(names, function.args, strict=True)
-    ]
-    for key in feeds:
-        if not any(key in known for known in keys):
-            raise DflowError(
-                f"input {key!r} in {source} matches no argument of "
-                f"@{function.sym_name.data} (arguments: {', '.join(names) or 'none'})",
-                location_of(function),
-            )
-    inputs: list[Array] = []
-    for argument, name, known in zip(function.args, names, keys, strict=True):
-        given = sorted(key for key in feeds if key in known)
-        if len(given) > 1:
-            raise DflowError(
-                f"argument {name!r} is given twice in {source}, as {given[0]!r} and {given[1]!r}"
-            )
-        value = feeds[given[0]] if given else None
-        if value is None:
-            raise DflowError(
-                f"{source} has no input for argument {argument.index} ({name!r}, "
-                f"{argument.type}) of @{function.sym_name.data}",
-                location_of(function),
-            )
-        inputs.append(check_input(function, argument, name, value))
-    return inputs
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One argument of an entry, as feeds are checked against it: worked out once
-    from the IR, then cheap to check many feeds with (`dflow.compile`'s calls)."""
-
-    function: str
-    index: int
-    name: str
-    alias: str | None
-    type: str
-    shape: tuple[int, ...]
-    dtype: np.dtype[Any]
-    location: str | None
-
-    @staticmethod
-    def of(function: FuncOp, argument: BlockArgument) -> Parameter:
-        type = argument_tensor(function, argument)
-        return Parameter(
-            function.sym_name.data,
-            argument.index,
-            argument_name(argument),
-            argument_alias(function, argument),
-            str(type),
-            type.get_shape(),
-            numpy_dtype(type.element_type),
-            location_of(function),
-        )
-
-    def check(self, value: Array, name: str | None = None) -> Array:
-        """`value` when it has this argument's exact dtype and shape, else a one-line
-        error naming the input (`name`, by default the argument's)."""
-        name = self.name if name is None else name
-        where = f"argument {self.index} of @{self.function} is {self.type}"
-        if value.dtype != self.dtype:
-            raise DflowError(
-                f"input {name!r} has dtype {value.dtype} but {where} ({self.dtype})",
-                self.location,
-            )
-        if value.shape != self.shape:
-            raise DflowError(
-                f"input {name!r} has shape {format_shape(value.shape)} but {where}", self.location
-            )
-        return value
-
-
-def check_input(function: FuncOp, argument: BlockArgument, name: str, value: Array) -> Array:
-    return Parameter.of(function, argument).check(value, name)
-
-
-def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:
-    """Save `outputs` as `out0`, `out1`, ... in an `.npz` archive at exactly `path`
-    (NumPy would add `.npz` to a name without it)."""
-    if Path(path).is_dir():
-        raise DflowError(f"cannot write outputs to {path}: it is a folder")
-    named = {f"out{i}": value for i, value in enumerate(outputs)}
-    try:
-        with Path(path).open("wb") as file:
-            np.savez(file, **named)  # pyright: ignore[reportArgumentType] (numpy's stub types **kwds badly)
-    except OSError as error:
-        raise DflowError(f"cannot write outputs to {path}: {error.strerror}") from None
-
-
-def in_full(outputs: Sequence[Array]) -> list[str]:
-    """Every output in full, in NumPy's formatting, under a line naming it."""
-    lines: list[str] = []
-    for index, value in enumerate(outputs):
-        lines.append(f"out{index}: shape {format_shape(value.shape)} {value.dtype}")
-        lines.append(np.array2string(value, threshold=sys.maxsize, max_line_width=100))
-    return lines
-
-
-def summarize(outputs: Sequence[Array]) -> list[str]:
-    """One line per output: name, shape, dtype, min/mean/max (NaNs counted apart)."""
-    lines: list[str] = []
-    for index, value in enumerate(outputs):
-        head = f"out{index}: shape {format_shape(value.shape)} {value.dtype}"
-        if value.size == 0:
-            lines.append(f"{head} (empty)")
-            continue
-        if value.size == 1:
-            lines.append(f"{head} value {value.reshape(-1)[0]:.6g}")
-            continue
-        numbers = value.astype(np.float64)
-        finite = numbers[~np.isnan(numbers)]
-        stats = (
-            f"min {finite.min():.6g} mean {finite.mean():.6g} max {finite.max():.6g}"
-            if finite.size
-            else "all NaN"
-        )
-        nans = value.size - finite.size
-        lines.append(f"{head} {stats}" + (f" ({nans} NaN)" if nans and finite.size else ""))
-    return lines
+    """`EntrySignature.match_inputs` of `function`."""
+    return signature(function).match_inputs(feeds, source)

@@ -26,14 +26,15 @@ from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import location_of, make_context
-from dflow.interpreters.df import (
-    DEFAULT_RECV_TIMEOUT_S,
-    DfFunctions,
-    make_interpreter,
-)
+from dflow.interpreters.df import DfFunctions, make_interpreter
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.partition import PartitionPass
-from dflow.runtime.channels import ChannelAbandonedError, ChannelError, Channels
+from dflow.runtime.channels import (
+    DEFAULT_RECV_TIMEOUT_S,
+    ChannelAbandonedError,
+    ChannelError,
+    Channels,
+)
 from dflow.transforms.prune import PrunePass
 
 Array = Any

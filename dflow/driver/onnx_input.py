@@ -15,11 +15,12 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-from xdsl.dialects.builtin import ModuleOp
+from typing import TYPE_CHECKING, Any
 
 from dflow.driver.errors import DflowError
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
 SUFFIX = ".onnx"
 

@@ -29,32 +29,12 @@ from xdsl.utils.target import Target
 from dflow.driver.compiler import LOWERING_PIPELINE
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.pipeline import parsed_pipeline, run_pipeline
-from dflow.driver.source import make_context, parse_module, read_source, verify
+from dflow.driver.program_text import read_source
+from dflow.driver.source import make_context, parse_module, verify
 from dflow.driver.universe import get_all_targets
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 DEFAULT_TARGET = "mlir"
-
-
-def add_opt_arguments(opt: argparse.ArgumentParser) -> None:
-    opt.add_argument("file", metavar="FILE", help="the program (- for standard input)")
-    opt.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="passes to run")
-    opt.add_argument(
-        "-t",
-        "--target",
-        default=DEFAULT_TARGET,
-        metavar="TARGET",
-        help=f"output: mlir (default) or {', '.join(get_all_targets())}",
-    )
-    opt.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
-    opt.add_argument(
-        "--split-input-file", action="store_true", help="one program per // ----- chunk"
-    )
-    opt.add_argument(
-        "--verify-diagnostics",
-        action="store_true",
-        help="print each chunk's error in its place on stdout and exit 0",
-    )
 
 
 def run_opt(args: argparse.Namespace) -> None:

@@ -1,6 +1,6 @@
-"""The front door for programs: read the text once (a path, or `-` for standard
-input), parse it with source locations, verify it, and turn every failure into a
-one-line `DflowError` naming file and line.
+"""The front door for programs: the text read once (`dflow.driver.program_text`),
+parsed with source locations and verified, every failure turned into a one-line
+`DflowError` naming file and line.
 
 Verification is xDSL's verifier plus what it leaves out and the compiler relies
 on (`dflow.driver.wellformed`): every value defined before its uses in a block, and no
@@ -10,8 +10,6 @@ recursive calls.
 from __future__ import annotations
 
 import re
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from xdsl.context import Context
@@ -26,11 +24,9 @@ from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from dflow.driver.errors import DflowError, first_line
+from dflow.driver.program_text import read_source
 from dflow.driver.universe import get_all_dialects as get_dflow_dialects
 from dflow.driver.wellformed import check_wellformed
-
-STDIN = "-"
-"""The path that names standard input."""
 
 
 def make_context() -> Context:
@@ -39,34 +35,6 @@ def make_context() -> Context:
     for name, factory in {**get_all_dialects(), **get_dflow_dialects()}.items():
         context.register_dialect(name, factory)
     return context
-
-
-@dataclass(frozen=True)
-class Source:
-    """A program's text as it was read, once, and the name its messages use."""
-
-    name: str
-    text: str
-
-
-def display_name(path: str | Path) -> str:
-    """How messages name the program at `path`: `<stdin>` for `-`."""
-    return "<stdin>" if str(path) == STDIN else str(path)
-
-
-def read_source(path: str | Path) -> Source:
-    """The text at `path`, or standard input for `-`, read exactly once (a pipe or
-    `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
-    if str(path) == STDIN:
-        return Source(display_name(path), sys.stdin.read())
-    try:
-        return Source(str(path), Path(path).read_text())
-    except IsADirectoryError:
-        raise DflowError(f"cannot read {path}: it is a folder, not a file") from None
-    except OSError as error:
-        raise DflowError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
 
 
 class _PlacedParseError(ParseError):

@@ -27,9 +27,7 @@ from xdsl.ir import Operation
 from dflow.dialects import df
 from dflow.dialects.df import fusion
 from dflow.dialects.df.semantics import evaluate
-from dflow.runtime.channels import Channels
-
-DEFAULT_RECV_TIMEOUT_S = 30.0
+from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S, Channels
 
 
 def _by_semantics(op_type: type[Operation]) -> OpImpl[DfFunctions, Operation]:

@@ -14,6 +14,10 @@ import threading
 from collections import deque
 from typing import Any
 
+DEFAULT_RECV_TIMEOUT_S = 30.0
+"""Seconds a receive waits for its send before it fails, by default: in the
+interpreter and in `dflow run` (its `--timeout`)."""
+
 
 class ChannelError(RuntimeError):
     """A receive that got no value."""

@@ -13,16 +13,13 @@ from math import prod
 
 from xdsl.utils.exceptions import VerifyException
 
+from dflow.runtime.shapes import format_shape  # one spelling, also the CLI's
+
 Shape = tuple[int, ...]
 
 
 class ShapeError(VerifyException):
     """Operand shapes or properties that no op of the family accepts."""
-
-
-def format_shape(shape: Sequence[int]) -> str:
-    """Print a shape as in a tensor type: `4x8`, or `scalar` for rank 0."""
-    return "x".join(str(d) for d in shape) if shape else "scalar"
 
 
 def num_elements(shape: Sequence[int]) -> int:

@@ -1,0 +1,191 @@
+"""What each `dflow` command does, once `dflow.driver.cli` has parsed its arguments
+(and, for `run`, found no cached program to run at once: `dflow.driver.cached_run`).
+Imported only when a command needs the compiler."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+
+from dflow.driver import cache, feeds
+from dflow.driver.arrays import load_inputs
+from dflow.driver.cached_run import show_outputs
+from dflow.driver.compiler import (
+    PLAN_FIGURES,
+    compile_kernels,
+    compile_module,
+    compiled_program,
+    memory_figures,
+    write_modules,
+)
+from dflow.driver.errors import DflowError
+from dflow.driver.loading import check_runnable_module, load_module, load_text
+from dflow.driver.multidevice import (
+    check_gpus,
+    devices_for,
+    entry_signature,
+    interpret,
+    is_partitioned,
+    place,
+    split_for_devices,
+)
+from dflow.driver.onnx_input import import_onnx, is_model
+from dflow.driver.pipeline import parsed_pipeline
+from dflow.driver.program_text import display_name, read_source
+from dflow.driver.timing import Timings, maybe
+from dflow.driver.viz import to_dot, write_picture
+from dflow.runtime import ProgramError
+
+
+def cache_command(args: argparse.Namespace) -> None:
+    root = cache.cache_root()
+    if args.action == "clear":
+        count, size = cache.clear(root)
+        print(f"removed {count} entries ({cache.size_text(size)}) from {root}")
+        return
+    found = cache.entries(root)
+    size = sum(entry.bytes for entry in found)
+    print(f"cache: {root}")
+    print(
+        f"entries: {len(found)}, {cache.size_text(size)} (kept under "
+        f"{cache.size_text(cache.bound())}: DFLOW_CACHE_MAX_BYTES)"
+    )
+
+
+def _load(args: argparse.Namespace) -> tuple[str, ModuleOp]:
+    """The program of `args.file`, read once, verified, through the passes of `-p`
+    (checked before the program is read), and its cache key: its text, or for an
+    ONNX model (imported in memory) a digest of the model and the shapes given."""
+    parsed_pipeline(args.passes)
+    shapes = _shapes(args)
+    if is_model(args.file):
+        key, module = import_onnx(args.file, shapes)
+        return key, load_module(module, args.passes)
+    if shapes:
+        raise DflowError("--shape gives the input shapes of an ONNX model (.onnx) only")
+    source = getattr(args, "source", None) or read_source(args.file)
+    return source.text, load_text(source.text, source.name, args.passes)
+
+
+def _shapes(args: argparse.Namespace) -> dict[str, list[int]]:
+    shapes: dict[str, list[int]] = {}
+    for name, shape in args.shape:
+        if name in shapes:
+            raise DflowError(f"--shape gives {name!r} twice")
+        shapes[name] = shape
+    return shapes
+
+
+def _load_runnable(args: argparse.Namespace) -> tuple[str, ModuleOp]:
+    """`_load`, for the commands that run or compile the program."""
+    key, module = _load(args)
+    check_runnable_module(module)
+    return key, module
+
+
+def import_model(args: argparse.Namespace) -> None:
+    if not is_model(args.file):
+        raise DflowError("dflow import reads ONNX models (a .onnx file)")
+    _, module = import_onnx(args.file, _shapes(args))
+    if args.output is None:
+        print(module)
+        return
+    try:
+        with Path(args.output).open("w") as file:
+            print(module, file=file)
+    except OSError as error:
+        raise DflowError(f"cannot write {args.output}: {error.strerror}") from None
+
+
+def plan(args: argparse.Namespace) -> None:
+    _, module = _load_runnable(args)
+    figures = memory_figures(module, args.entry, devices_for(module, args.devices))
+    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
+
+
+def _plan_table(figures: dict[str, dict[str, int]]) -> str:
+    """One row per device: the arena, its lower bound and the naive size, in bytes."""
+    width = max(len("device"), *map(len, figures))
+    lines = [f"{'device':<{width}}" + "".join(f"  {name}" for name in PLAN_FIGURES)]
+    for device, row in figures.items():
+        lines.append(f"{device:<{width}}" + "".join(f"  {row[n]:>{len(n)}}" for n in PLAN_FIGURES))
+    return "\n".join(lines)
+
+
+def viz(args: argparse.Namespace) -> None:
+    _, module = _load(args)
+    devices = devices_for(module, args.devices)
+    if args.partition:
+        module = split_for_devices(module, devices)
+    elif devices is not None:
+        place(module, devices)
+    write_picture(to_dot(module, args.entry), Path(args.output))
+
+
+def compile_program(args: argparse.Namespace) -> None:
+    timings = Timings() if args.time else None
+    with maybe(timings, "read, parse and verify"):
+        _, module = _load_runnable(args)
+    devices = devices_for(module, args.devices)
+    sources = compile_module(module, devices, args.parallel, timings)
+    with maybe(timings, "write the modules"):
+        write_modules(sources, Path(args.output))
+    for name in sources:
+        print(Path(args.output) / name)
+    if timings is not None:
+        compile_kernels(Path(args.output), timings)
+        print(timings.report(), file=sys.stderr)
+
+
+def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
+    if args.inputs is None:
+        return feeds.random_inputs(function, args.seed)
+    source = " ".join(args.inputs)
+    return feeds.match_inputs(function, load_inputs(args.inputs), source)
+
+
+def _run_compiled(
+    args: argparse.Namespace, key: str, module: ModuleOp, inputs: list[Any]
+) -> list[Any]:
+    devices = devices_for(module, args.devices)
+    check_gpus(module, devices)
+    program = compiled_program(key, module, devices, args.parallel, passes=args.passes)
+    try:
+        return program.run(args.entry, inputs, args.timeout)
+    except ProgramError as error:
+        raise DflowError(str(error), display_name(args.file)) from None
+
+
+def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
+    devices = devices_for(module, args.devices)
+    gpus = [d for d in (devices or "").split(",") if d.startswith("gpu:")]
+    if gpus:
+        print(
+            f"dflow: note: --interpret runs {', '.join(gpus)} in the interpreter, on the host",
+            file=sys.stderr,
+        )
+    try:
+        return interpret(module, args.entry, inputs, devices, args.timeout)
+    except DflowError as error:
+        error.location = error.location or display_name(args.file)
+        raise
+
+
+def run(args: argparse.Namespace) -> None:
+    key, module = _load_runnable(args)
+    if is_partitioned(module):
+        function = entry_signature(module, args.entry)
+    else:
+        function = feeds.find_entry(module, args.entry)
+    inputs = _inputs(args, function)
+    if args.interpret:
+        outputs = _run_interpreted(args, module, inputs)
+    else:
+        outputs = _run_compiled(args, key, module, inputs)
+    show_outputs(args, outputs)

@@ -1,0 +1,42 @@
+"""A program's text, read once from a path or standard input (`-`), and the name
+its messages use: the first step of every command, importable without xDSL (a
+cached `dflow run` needs only this)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from dflow.driver.errors import DflowError
+
+STDIN = "-"
+"""The path that names standard input."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A program's text as it was read, once, and the name its messages use."""
+
+    name: str
+    text: str
+
+
+def display_name(path: str | Path) -> str:
+    """How messages name the program at `path`: `<stdin>` for `-`."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+def read_source(path: str | Path) -> Source:
+    """The text at `path`, or standard input for `-`, read exactly once (a pipe or
+    `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
+    if str(path) == STDIN:
+        return Source(display_name(path), sys.stdin.read())
+    try:
+        return Source(str(path), Path(path).read_text())
+    except IsADirectoryError:
+        raise DflowError(f"cannot read {path}: it is a folder, not a file") from None
+    except OSError as error:
+        raise DflowError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None

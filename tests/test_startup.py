@@ -1,0 +1,155 @@
+"""Start-up: `dflow --help` and a cached `dflow run` import neither xDSL nor the
+compiler, and a run from the cache does what the whole way does.
+
+Each run is a fresh `python -m dflow` whose imports are listed at exit (a wrapper
+prints `sys.modules`), against its own cache folder; the first run of a program
+compiles it, the second finds its entry. The times themselves are measured by
+`bench/startup.py`, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dflow.driver.cli import TARGETS
+from dflow.driver.universe import get_all_targets
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WRAPPER = """
+import atexit, json, sys
+from dflow.driver.cli import main
+atexit.register(lambda: print("MODULES " + json.dumps(sorted(sys.modules)), file=sys.stderr))
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.exit(code)
+"""
+
+PROGRAM = """func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<4x2xf32> {
+  %y = "df.matmul"(%x, %w) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %unused = "df.exp"(%x) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %z = "df.tanh"(%y) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  func.return %z : tensor<4x2xf32>
+}
+
+func.func @twice(%v: tensor<5xf64>) -> (tensor<5xf64>, tensor<5xf64>) {
+  %d = "df.add"(%v, %v) : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
+  func.return %d, %d : tensor<5xf64>, tensor<5xf64>
+}
+"""
+
+
+def _dflow(
+    cache: Path, *args: str | Path, stdin: str | None = None
+) -> tuple[int, str, str, set[str]]:
+    """Exit status, stdout, stderr (less the module list) and the modules imported."""
+    environment = {**os.environ, "DFLOW_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env=environment,
+        timeout=300,
+    )
+    lines = done.stderr.splitlines()
+    modules = [line for line in lines if line.startswith("MODULES ")]
+    assert modules, done.stderr
+    imported = set(json.loads(modules[-1].removeprefix("MODULES ")))
+    stderr = "\n".join(line for line in lines if not line.startswith("MODULES "))
+    return done.returncode, done.stdout, stderr, imported
+
+
+def _compiler_modules(imported: set[str]) -> list[str]:
+    compiler = ("xdsl", "dflow.dialects", "dflow.transforms", "dflow.lowering", "dflow.backend")
+    return sorted(m for m in imported if m.startswith(compiler))
+
+
+def test_help_imports_no_compiler_nor_numba(tmp_path: Path) -> None:
+    code, out, _, imported = _dflow(tmp_path, "--help")
+    assert code == 0 and "run" in out and "compile" in out
+    assert not _compiler_modules(imported)
+    assert "numba" not in imported
+
+
+def test_opt_help_names_every_target_of_the_universe() -> None:
+    """The parser names the targets without importing xDSL: they must stay those of
+    `dflow.driver.universe`."""
+    assert set(TARGETS) == set(get_all_targets())
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("startup") / "program.mlir"
+    path.write_text(PROGRAM)
+    return path
+
+
+def test_a_cached_run_imports_no_compiler_and_prints_the_same(
+    tmp_path: Path, program: Path
+) -> None:
+    first = _dflow(tmp_path, "run", program, "--print")
+    assert first[0] == 0, first[2]
+    assert _compiler_modules(first[3])  # the first run compiles
+    second = _dflow(tmp_path, "run", program, "--print")
+    assert second[0] == 0, second[2]
+    assert not _compiler_modules(second[3])
+    assert second[1] == first[1]
+    interpreted = _dflow(tmp_path, "run", program, "--print", "--interpret")
+    assert interpreted[0] == 0 and interpreted[1] != ""
+    assert _compiler_modules(interpreted[3])  # --interpret always parses
+
+
+def test_cached_feeds_by_name_and_their_errors_match_the_whole_way(
+    tmp_path: Path, program: Path
+) -> None:
+    """`--inputs` by argument name, and an input that matches no argument, give the
+    same output and the same one-line error with and without the cache."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
+    np.savez(good, x=x, w=w)
+    np.savez(bad, x=x, v=w)
+    out = tmp_path / "out.npz"
+    cold = _dflow(tmp_path / "cache", "run", program, "--inputs", good, "--output", out)
+    assert cold[0] == 0, cold[2]
+    with np.load(out) as saved:
+        np.testing.assert_allclose(saved["out0"], np.tanh(x @ w), rtol=1e-5, atol=1e-6)
+    out.unlink()
+    warm = _dflow(tmp_path / "cache", "run", program, "--inputs", good, "--output", out)
+    assert warm[0] == 0 and not _compiler_modules(warm[3]), warm[2]
+    with np.load(out) as saved:
+        np.testing.assert_allclose(saved["out0"], np.tanh(x @ w), rtol=1e-5, atol=1e-6)
+    failed_warm = _dflow(tmp_path / "cache", "run", program, "--inputs", bad)
+    assert not _compiler_modules(failed_warm[3])
+    failed_cold = _dflow(tmp_path / "other", "run", program, "--inputs", bad)
+    assert failed_warm[0] == failed_cold[0] == 1
+    assert failed_warm[2] == failed_cold[2]
+    assert "input 'v' in " in failed_warm[2] and "(arguments: x, w)" in failed_warm[2]
+
+
+def test_every_entry_and_standard_input_run_from_the_cache(tmp_path: Path) -> None:
+    """A second entry of a cached program runs without the compiler too (with its
+    repeated result), and so does a program read from a pipe; an entry that does not
+    exist goes the whole way and fails there in one line."""
+    first = _dflow(tmp_path, "run", "-", "--entry", "twice", stdin=PROGRAM)
+    assert first[0] == 0, first[2]
+    again = _dflow(tmp_path, "run", "-", "--entry", "twice", stdin=PROGRAM)
+    assert again[0] == 0 and again[1] == first[1], again[2]
+    assert not _compiler_modules(again[3])
+    assert again[1].count("shape 5 float64") == 2
+    main = _dflow(tmp_path, "run", "-", stdin=PROGRAM)
+    assert main[0] == 0 and not _compiler_modules(main[3]), main[2]
+    missing = _dflow(tmp_path, "run", "-", "--entry", "nowhere", stdin=PROGRAM)
+    assert missing[0] == 1 and "nowhere" in missing[2] and "Traceback" not in missing[2]
+    assert len(missing[2].splitlines()) == 1
