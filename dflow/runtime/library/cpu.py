@@ -3,9 +3,13 @@
 
 Kernels call them as `lib.<routine>_<element>(inputs..., out, parameters...)`,
 writing `out` in place (the ABI of `func.call @dflow_<routine>_<element>` in the
-kernel IR). Matrix products go to NumPy's BLAS (`blas.py`; else `np.dot`) and
-convolutions through im2col and one product per image; integer products and
-the pools are loops. Window parameters follow the `df` ops: strides (2), pads
+kernel IR). Matrix products go to NumPy's BLAS (`blas.py`; else `np.dot`);
+convolutions are im2col into one column buffer kept across the batch (none for a
+pointwise 1x1; one shifted copy per column row for a "same" convolution) and one
+product per image written straight into the output, the filter gradient one product
+over a run of images; integer products and the pools are loops. Copies are slice
+assignments: numba checks a computed index for wrapping below zero, which keeps an
+indexed loop from vectorizing. Window parameters follow the `df` ops: strides (2), pads
 (top, left, bottom, right) and dilations (2), or kernel (2), strides, pads.
 """
 
@@ -101,51 +105,135 @@ batch_matmul_i32 = batch_matmul_i64 = _batched(_dot_loops)
 
 
 @_jit
-def _exchange(image, cols, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw, gather):
-    """Every tap of one image `[c, h, w]` against its columns: row `(c, i, j)`, column
-    `(p, q)`, padding skipped. `gather`: the column takes the image's element (im2col);
-    else the image adds the column's (col2im, the transpose)."""
+def _inside(offset, stride, size, count):
+    """The range `[first, end)` of the `count` positions `k` whose tap `k * stride +
+    offset` falls inside `[0, size)` (empty when none does)."""
+    first = max(0, (stride - 1 - offset) // stride)
+    end = min(count, (size - offset + stride - 1) // stride)
+    return first, max(first, end)
+
+
+@_jit
+def _im2col(image, cols, column, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
+    """Columns of one image `[c, h, w]` into `cols[(c, i, j), column + (p, q)]`, zero
+    where a tap falls in the padding. The bounds of each row's taps are worked out
+    before its loops, so the copying loops have no branch; at unit strides with the
+    output as wide as the input (a "same" convolution) a row is one shifted copy
+    of the whole plane (`_same_rows`)."""
+    if sh == 1 and sw == 1 and out_w == image.shape[2]:
+        _same_rows(image, cols, column, kernel_h, kernel_w, out_h, top, left, dh, dw, True)
+        return
     channels, height, width = image.shape
     for c in range(channels):
         for i in range(kernel_h):
             for j in range(kernel_w):
                 row = (c * kernel_h + i) * kernel_w + j
+                offset = j * dw - left
+                first, end = _inside(offset, sw, width, out_w)
                 for p in range(out_h):
                     y = p * sh + i * dh - top
+                    base = column + p * out_w
                     if y < 0 or y >= height:
+                        cols[row, base : base + out_w] = 0
                         continue
-                    for q in range(out_w):
-                        z = q * sw + j * dw - left
-                        if 0 <= z < width:
-                            if gather:
-                                cols[row, p * out_w + q] = image[c, y, z]
-                            else:
-                                image[c, y, z] += cols[row, p * out_w + q]
+                    cols[row, base : base + first] = 0
+                    if end > first:
+                        taps = image[c, y, first * sw + offset : (end - 1) * sw + offset + 1 : sw]
+                        cols[row, base + first : base + end] = taps
+                    cols[row, base + end : base + out_w] = 0
 
 
 @_jit
-def _im2col(x, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
-    """Columns of one image `x[c, h, w]`: row `(c, i, j)`, column `(p, q)`; zero padding."""
-    cols = np.zeros((x.shape[0] * kernel_h * kernel_w, out_h * out_w), x.dtype)
-    _exchange(x, cols, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw, True)
-    return cols
+def _same_rows(image, cols, column, kernel_h, kernel_w, out_h, top, left, dh, dw, gather):
+    """`_im2col` (`gather`) or `_col2im` at unit strides when the output is as wide as
+    the input: the column of output pixel `k = p * w + q` reads the image's flat
+    element `k + shift` (`shift = (i*dh - top) * w + j*dw - left`), so a row is one
+    contiguous run over the rows `p` whose taps fall inside, with the pixels whose
+    tap leaves the image sideways (`q` outside `[first, end)`) zeroed in `cols`
+    (before the scatter of `_col2im`, after the gather of `_im2col`)."""
+    channels, height, width = image.shape
+    pixels = out_h * width
+    for c in range(channels):
+        flat = image[c].reshape(height * width)
+        for i in range(kernel_h):
+            p_first, p_end = _inside(i * dh - top, 1, height, out_h)
+            for j in range(kernel_w):
+                row = (c * kernel_h + i) * kernel_w + j
+                offset = j * dw - left
+                first, end = _inside(offset, 1, width, width)
+                shift = (i * dh - top) * width + offset
+                dst = cols[row, column : column + pixels]
+                start = max(p_first * width, -shift)
+                stop = min(p_end * width, height * width - shift)
+                if not gather:
+                    _zero_sides(dst, p_first, p_end, width, first, end)
+                    if stop > start:
+                        flat[start + shift : stop + shift] += dst[start:stop]
+                    continue
+                dst[:start] = 0
+                if stop > start:
+                    dst[start:stop] = flat[start + shift : stop + shift]
+                dst[max(start, stop) :] = 0
+                _zero_sides(dst, p_first, p_end, width, first, end)
 
 
 @_jit
-def _col2im(cols, out, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
-    """Adds columns back into one image `out[c, h, w]` (the transpose of `_im2col`)."""
-    _exchange(out, cols, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw, False)
+def _zero_sides(dst, p_first, p_end, width, first, end):
+    """Zero the pixels `q < first` and `q >= end` of the rows `[p_first, p_end)`."""
+    for p in range(p_first, p_end):
+        dst[p * width : p * width + first] = 0
+        dst[p * width + end : (p + 1) * width] = 0
+
+
+@_jit
+def _col2im(cols, image, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
+    """Adds columns back into one image `[c, h, w]` (the transpose of `_im2col`);
+    `cols` is scratch (the "same" path zeroes its side pixels)."""
+    if sh == 1 and sw == 1 and out_w == image.shape[2]:
+        _same_rows(image, cols, 0, kernel_h, kernel_w, out_h, top, left, dh, dw, False)
+        return
+    channels, height, width = image.shape
+    for c in range(channels):
+        for i in range(kernel_h):
+            for j in range(kernel_w):
+                row = (c * kernel_h + i) * kernel_w + j
+                offset = j * dw - left
+                first, end = _inside(offset, sw, width, out_w)
+                for p in range(out_h):
+                    y = p * sh + i * dh - top
+                    if 0 <= y < height and end > first:
+                        base = p * out_w
+                        image[c, y, first * sw + offset : (end - 1) * sw + offset + 1 : sw] += cols[
+                            row, base + first : base + end
+                        ]
+
+
+@_jit
+def _pointwise(w, sh, sw, top, left, bottom, right):
+    """A 1x1 convolution with unit strides and no padding: an image `[c, h, w]` is its
+    own column matrix `[c, h * w]`."""
+    unit = w.shape[2] == 1 and w.shape[3] == 1 and sh == 1 and sw == 1
+    return unit and top == 0 and left == 0 and bottom == 0 and right == 0
 
 
 @_jit
 def conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw):
-    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]`."""
-    filters, _, kernel_h, kernel_w = w.shape
+    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]`: per
+    image, im2col into one buffer kept across the batch, then one SGEMM written
+    straight into the image's output."""
+    filters, channels, kernel_h, kernel_w = w.shape
     out_h, out_w = out.shape[2], out.shape[3]
-    weights = np.ascontiguousarray(w).reshape((filters, -1))
+    taps = channels * kernel_h * kernel_w
+    weights = np.ascontiguousarray(w).reshape((filters, taps))
+    if _pointwise(w, sh, sw, top, left, bottom, right):
+        for n in range(x.shape[0]):
+            image = x[n].reshape((channels, out_h * out_w))
+            _dot(weights, image, out[n].reshape((filters, out_h * out_w)), False, False)
+        return
+    cols = np.empty((taps, out_h * out_w), x.dtype)
     for n in range(x.shape[0]):
-        cols = _im2col(x[n], kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
-        out[n] = np.dot(weights, cols).reshape((filters, out_h, out_w))
+        _im2col(x[n], cols, 0, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
+        _dot(weights, cols, out[n].reshape((filters, out_h * out_w)), False, False)
 
 
 @_jit
@@ -157,28 +245,62 @@ def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw):
 
 @_jit
 def conv2d_grad_input(dy, w, out, sh, sw, top, left, bottom, right, dh, dw):
-    """The transpose of `conv2d` in its input: `col2im(w^T dy)` per image."""
-    filters, _, kernel_h, kernel_w = w.shape
+    """The transpose of `conv2d` in its input: `col2im(w^T dy)` per image (`w^T dy`
+    itself for a pointwise convolution)."""
+    filters, channels, kernel_h, kernel_w = w.shape
     out_h, out_w = dy.shape[2], dy.shape[3]
-    weights = np.ascontiguousarray(w).reshape((filters, -1))
+    taps = channels * kernel_h * kernel_w
+    weights = np.ascontiguousarray(w).reshape((filters, taps))
+    if _pointwise(w, sh, sw, top, left, bottom, right):
+        for n in range(dy.shape[0]):
+            gradient = dy[n].reshape((filters, out_h * out_w))
+            _dot(weights, gradient, out[n].reshape((channels, out_h * out_w)), True, False)
+        return
     out[:] = 0
+    cols = np.empty((taps, out_h * out_w), out.dtype)
     for n in range(dy.shape[0]):
-        gradient = np.ascontiguousarray(dy[n]).reshape((filters, out_h * out_w))
-        cols = np.dot(weights.T.copy(), gradient)
+        _dot(weights, dy[n].reshape((filters, out_h * out_w)), cols, True, False)
         _col2im(cols, out[n], kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
+
+
+FILTER_GRADIENT_COLUMNS = 1 << 22
+"""Elements of the column matrix `conv2d_grad_filter` builds at once, at most (16 MiB
+of float32): as many images as fit go into one product."""
 
 
 @_jit
 def conv2d_grad_filter(x, dy, out, sh, sw, top, left, bottom, right, dh, dw):
-    """`dw = sum_n dy[n] cols(x[n])^T`."""
-    filters, _, kernel_h, kernel_w = out.shape
+    """`dw = sum_n dy[n] cols(x[n])^T`, as one product over a run of images: their
+    columns side by side `[(c, i, j), (n, p, q)]` against `dy` laid out the same
+    way `[o, (n, p, q)]` (runs bounded by `FILTER_GRADIENT_COLUMNS`)."""
+    filters, channels, kernel_h, kernel_w = out.shape
     out_h, out_w = dy.shape[2], dy.shape[3]
-    total = np.zeros((filters, out[0].size), out.dtype)
-    for n in range(x.shape[0]):
-        cols = _im2col(x[n], kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
-        gradient = np.ascontiguousarray(dy[n]).reshape((filters, out_h * out_w))
-        total += np.dot(gradient, cols.T.copy())
-    out[:] = total.reshape(out.shape)
+    taps, pixels = channels * kernel_h * kernel_w, out_h * out_w
+    total = out.reshape((filters, taps))
+    total[:] = 0
+    if pixels == 0 or x.shape[0] == 0:
+        return
+    run = max(1, min(x.shape[0], FILTER_GRADIENT_COLUMNS // max(1, taps * pixels)))
+    cols = np.empty((taps, run * pixels), out.dtype)
+    gradient = np.empty((filters, run * pixels), out.dtype)
+    partial = np.empty((filters, taps), out.dtype)
+    for start in range(0, x.shape[0], run):
+        images = min(run, x.shape[0] - start)
+        for k in range(images):
+            n = start + k
+            _im2col(x[n], cols, k * pixels, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left,
+                    dh, dw)  # fmt: skip
+            gradient[:, k * pixels : (k + 1) * pixels] = dy[n].reshape((filters, pixels))
+        if images == x.shape[0]:  # the whole batch in one product, straight into `out`
+            _dot(gradient, cols, total, False, True)
+            return
+        if images < run:  # the last run of several: its columns made contiguous
+            width = images * pixels
+            last_gradient = np.ascontiguousarray(gradient[:, :width])
+            _dot(last_gradient, np.ascontiguousarray(cols[:, :width]), partial, False, True)
+        else:
+            _dot(gradient, cols, partial, False, True)
+        total += partial
 
 
 # The pools' window loops are also in `gpu.py`, on purpose: numba's cache keys a

@@ -1,0 +1,212 @@
+"""Convolutions and pools of the CPU library against PyTorch, one core: every conv
+shape of the conv net benchmark (batch 32) and of ResNet-18 (batch 1), forward and
+both gradients, with GFLOP/s and their fraction of the same machine's SGEMM
+GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools.
+
+    taskset -c 0 python bench/conv.py [--rounds 5] [--only forward] [--blas-as-is]
+
+Each routine runs as a kernel calls it (`dflow.runtime.library.cpu.conv2d_f32(x, w,
+out, strides, pads, dilations)`), checked first against PyTorch's result; PyTorch
+runs `torch.nn.functional.conv2d` and `torch.ops.aten.convolution_backward` (its
+gradients) with one thread. Times are the best of interleaved rounds (each round
+runs every routine of every shape once after the other), so a noisy spell of the
+machine slows all alike. Like `bench/kernels.py`, it asks OpenBLAS for its
+SKYLAKEX kernels (this project's machines set Haswell, half the SGEMM speed on
+their CPU); `--blas-as-is` keeps the environment's choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+if "--blas-as-is" not in sys.argv:
+    os.environ["OPENBLAS_CORETYPE"] = "SKYLAKEX"
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np
+import torch
+
+from dflow.runtime.library import cpu
+
+
+@dataclass(frozen=True)
+class Conv:
+    """`x[n, c, h, w] * w[o, c, k, k]`, square kernel, stride and symmetric padding."""
+
+    name: str
+    n: int
+    c: int
+    hw: int
+    o: int
+    k: int
+    stride: int = 1
+    pad: int = 0
+
+    @property
+    def out_hw(self) -> int:
+        return (self.hw + 2 * self.pad - self.k) // self.stride + 1
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.n * self.o * self.out_hw**2 * self.c * self.k**2
+
+
+SHAPES = [
+    Conv("convnet conv1", 32, 3, 32, 16, 3, 1, 1),
+    Conv("convnet conv2", 32, 16, 16, 32, 3, 1, 1),
+    Conv("resnet stem 7x7/2", 1, 3, 224, 64, 7, 2, 3),
+    Conv("resnet 64 3x3", 1, 64, 56, 64, 3, 1, 1),
+    Conv("resnet 64->128 3x3/2", 1, 64, 56, 128, 3, 2, 1),
+    Conv("resnet 64->128 1x1/2", 1, 64, 56, 128, 1, 2, 0),
+    Conv("resnet 128 3x3", 1, 128, 28, 128, 3, 1, 1),
+    Conv("resnet 128->256 3x3/2", 1, 128, 28, 256, 3, 2, 1),
+    Conv("resnet 256 3x3", 1, 256, 14, 256, 3, 1, 1),
+    Conv("resnet 256->512 3x3/2", 1, 256, 14, 512, 3, 2, 1),
+    Conv("resnet 512 3x3", 1, 512, 7, 512, 3, 1, 1),
+]
+
+
+def best_of(functions: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Seconds of each function, best of `rounds` interleaved rounds (after a warm-up)."""
+    for function in functions.values():
+        function()
+    times = dict.fromkeys(functions, float("inf"))
+    for _ in range(rounds):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            times[name] = min(times[name], time.perf_counter() - start)
+    return times
+
+
+def sgemm_gflops(rounds: int) -> float:
+    a = np.random.default_rng(0).standard_normal((1024, 1024), dtype=np.float32)
+    out = np.empty_like(a)
+    seconds = best_of({"sgemm": lambda: np.dot(a, a, out)}, rounds)["sgemm"]
+    return 2 * 1024**3 / seconds / 1e9
+
+
+def _case(conv: Conv, kind: str) -> tuple[Callable[[], object], Callable[[], object], float]:
+    """dflow's and PyTorch's call for one routine of `conv`, checked equal, and its flops."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((conv.n, conv.c, conv.hw, conv.hw), dtype=np.float32)
+    w = rng.standard_normal((conv.o, conv.c, conv.k, conv.k), dtype=np.float32)
+    dy = rng.standard_normal((conv.n, conv.o, conv.out_hw, conv.out_hw), dtype=np.float32)
+    s, p = conv.stride, conv.pad
+    geometry = (s, s, p, p, p, p, 1, 1)
+    tx, tw, tdy = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(dy)
+    mask = {
+        "forward": None,
+        "grad_input": (True, False, False),
+        "grad_filter": (False, True, False),
+    }
+    if kind == "forward":
+        out = np.empty_like(dy)
+
+        def ours() -> object:
+            return cpu.conv2d_f32(x, w, out, *geometry)
+
+        def theirs() -> object:
+            return torch.nn.functional.conv2d(tx, tw, stride=s, padding=p)
+    else:
+        out = np.empty_like(x if kind == "grad_input" else w)
+
+        def ours() -> object:
+            if kind == "grad_input":
+                return cpu.conv2d_grad_input_f32(dy, w, out, *geometry)
+            return cpu.conv2d_grad_filter_f32(x, dy, out, *geometry)
+
+        def theirs() -> object:
+            result = torch.ops.aten.convolution_backward(
+                tdy, tx, tw, None, [s, s], [p, p], [1, 1], False, [0, 0], 1, mask[kind]
+            )
+            return result[0] if kind == "grad_input" else result[1]
+
+    ours()
+    expected = theirs()
+    assert isinstance(expected, torch.Tensor)
+    scale = float(np.abs(expected.numpy()).max()) or 1.0
+    np.testing.assert_allclose(out / scale, expected.numpy() / scale, atol=2e-5)
+    return ours, theirs, conv.flops
+
+
+def _pool_times(shape: tuple[int, ...], k: int, s: int, p: int, rounds: int) -> dict[str, float]:
+    """Max pooling forward and backward, dflow's library against PyTorch's."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    tx = torch.from_numpy(x)
+    out_hw = (shape[2] + 2 * p - k) // s + 1
+    out = np.empty((*shape[:2], out_hw, out_hw), np.float32)
+    dy = rng.standard_normal(out.shape, dtype=np.float32)
+    dx = np.empty_like(x)
+    tdy = torch.from_numpy(dy)
+    _, indices = torch.nn.functional.max_pool2d(tx, k, s, p, return_indices=True)
+    calls: dict[str, Callable[[], object]] = {
+        "forward dflow": lambda: cpu.max_pool2d_f32(x, out, k, k, s, s, p, p, p, p),
+        "forward torch": lambda: torch.nn.functional.max_pool2d(tx, k, s, p),
+        "grad dflow": lambda: cpu.max_pool2d_grad_f32(x, dy, dx, k, k, s, s, p, p, p, p),
+        "grad torch": lambda: torch.ops.aten.max_pool2d_with_indices_backward(
+            tdy, tx, [k, k], [s, s], [p, p], [1, 1], False, indices
+        ),
+    }
+    return best_of(calls, rounds)
+
+
+def pools(rounds: int) -> None:
+    cases = [
+        ("convnet pool 2x2/2", (32, 16, 32, 32), 2, 2, 0),
+        ("resnet pool 3x3/2", (1, 64, 112, 112), 3, 2, 1),
+    ]
+    print(f"\n{'pool':<22} {'routine':<13} {'dflow ms':>9} {'torch ms':>9} {'/ torch':>8}")
+    for name, shape, k, s, p in cases:
+        times = _pool_times(shape, k, s, p, rounds)
+        for routine in ("forward", "grad"):
+            ours, theirs = times[f"{routine} dflow"], times[f"{routine} torch"]
+            row = f"{ours * 1e3:>9.3f} {theirs * 1e3:>9.3f} {ours / theirs:>8.2f}"
+            print(f"{name:<22} {routine:<13} {row}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", choices=("forward", "grad_input", "grad_filter"))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    kinds = [args.only] if args.only else ["forward", "grad_input", "grad_filter"]
+    roof = sgemm_gflops(args.rounds)
+    print(
+        f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}; "
+        f"SGEMM 1024^3 (NumPy's OpenBLAS, one thread): {roof:.1f} GFLOP/s"
+    )
+    print(
+        f"{'shape':<22} {'routine':<12} {'dflow ms':>9} {'torch ms':>9} {'/ torch':>8} "
+        f"{'GFLOP/s':>8} {'/ SGEMM':>8}"
+    )
+    totals = {"dflow": 0.0, "torch": 0.0}
+    for conv in SHAPES:
+        for kind in kinds:
+            ours, theirs, flops = _case(conv, kind)
+            times = best_of({"dflow": ours, "torch": theirs}, args.rounds)
+            totals["dflow"] += times["dflow"]
+            totals["torch"] += times["torch"]
+            rate = flops / times["dflow"] / 1e9
+            print(
+                f"{conv.name:<22} {kind:<12} {times['dflow'] * 1e3:>9.3f} "
+                f"{times['torch'] * 1e3:>9.3f} {times['dflow'] / times['torch']:>8.2f} "
+                f"{rate:>8.1f} {rate / roof:>8.2f}"
+            )
+    print(
+        f"{'all shapes':<35} {totals['dflow'] * 1e3:>9.2f} {totals['torch'] * 1e3:>9.2f} "
+        f"{totals['dflow'] / totals['torch']:>8.2f}"
+    )
+    pools(args.rounds)
+
+
+if __name__ == "__main__":
+    main()
