@@ -167,14 +167,21 @@ def _same_rows(image, cols, column, kernel_h, kernel_w, out_h, top, left, dh, dw
                 stop = min(p_end * width, height * width - shift)
                 if not gather:
                     _zero_sides(dst, p_first, p_end, width, first, end)
-                    if stop > start:
-                        flat[start + shift : stop + shift] += dst[start:stop]
+                    _add(flat[max(0, start + shift) : max(0, stop + shift)], dst[start:stop])
                     continue
                 dst[:start] = 0
                 if stop > start:
                     dst[start:stop] = flat[start + shift : stop + shift]
                 dst[max(start, stop) :] = 0
                 _zero_sides(dst, p_first, p_end, width, first, end)
+
+
+@_jit
+def _add(target, source):
+    """`target += source` for two views of one length, without the temporary numba
+    makes of a slice's `+=`."""
+    for k in range(source.size):
+        target[k] += source[k]
 
 
 @_jit
@@ -203,9 +210,8 @@ def _col2im(cols, image, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh
                     y = p * sh + i * dh - top
                     if 0 <= y < height and end > first:
                         base = p * out_w
-                        image[c, y, first * sw + offset : (end - 1) * sw + offset + 1 : sw] += cols[
-                            row, base + first : base + end
-                        ]
+                        target = image[c, y, first * sw + offset : (end - 1) * sw + offset + 1 : sw]
+                        _add(target, cols[row, base + first : base + end])
 
 
 @_jit
