@@ -116,12 +116,30 @@ def _inside(offset, stride, size, count):
 @_jit
 def _im2col(image, cols, column, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
     """Columns of one image `[c, h, w]` into `cols[(c, i, j), column + (p, q)]`, zero
-    where a tap falls in the padding. The bounds of each row's taps are worked out
-    before its loops, so the copying loops have no branch; at unit strides with the
-    output as wide as the input (a "same" convolution) a row is one shifted copy
-    of the whole plane (`_same_rows`)."""
+    where a tap falls in the padding."""
+    _exchange(image, cols, column, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw,
+              True)  # fmt: skip
+
+
+@_jit
+def _col2im(cols, image, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
+    """Adds columns back into one image `[c, h, w]` (the transpose of `_im2col`);
+    `cols` is scratch (the "same" path zeroes its side pixels)."""
+    _exchange(image, cols, 0, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw,
+              False)  # fmt: skip
+
+
+@_jit
+def _exchange(image, cols, column, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw,
+              gather):  # fmt: skip
+    """Every tap of one image `[c, h, w]` against its columns `[(c, i, j), column + (p,
+    q)]`: `gather`, the column takes the image's element (zero in the padding); else
+    the image adds the column's. Each row's tap bounds are worked out before its
+    loops, so the copying loops have no branch; at unit strides with the output as
+    wide as the input (a "same" convolution) a row is one shifted run of the whole
+    plane (`_same_rows`)."""
     if sh == 1 and sw == 1 and out_w == image.shape[2]:
-        _same_rows(image, cols, column, kernel_h, kernel_w, out_h, top, left, dh, dw, True)
+        _same_rows(image, cols, column, kernel_h, kernel_w, out_h, top, left, dh, dw, gather)
         return
     channels, height, width = image.shape
     for c in range(channels):
@@ -133,7 +151,15 @@ def _im2col(image, cols, column, kernel_h, kernel_w, out_h, out_w, sh, sw, top, 
                 for p in range(out_h):
                     y = p * sh + i * dh - top
                     base = column + p * out_w
-                    if y < 0 or y >= height:
+                    inside = 0 <= y < height
+                    if not gather:
+                        if inside and end > first:
+                            target = image[
+                                c, y, first * sw + offset : (end - 1) * sw + offset + 1 : sw
+                            ]
+                            _add(target, cols[row, base + first : base + end])
+                        continue
+                    if not inside:
                         cols[row, base : base + out_w] = 0
                         continue
                     cols[row, base : base + first] = 0
@@ -190,28 +216,6 @@ def _zero_sides(dst, p_first, p_end, width, first, end):
     for p in range(p_first, p_end):
         dst[p * width : p * width + first] = 0
         dst[p * width + end : (p + 1) * width] = 0
-
-
-@_jit
-def _col2im(cols, image, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw):
-    """Adds columns back into one image `[c, h, w]` (the transpose of `_im2col`);
-    `cols` is scratch (the "same" path zeroes its side pixels)."""
-    if sh == 1 and sw == 1 and out_w == image.shape[2]:
-        _same_rows(image, cols, 0, kernel_h, kernel_w, out_h, top, left, dh, dw, False)
-        return
-    channels, height, width = image.shape
-    for c in range(channels):
-        for i in range(kernel_h):
-            for j in range(kernel_w):
-                row = (c * kernel_h + i) * kernel_w + j
-                offset = j * dw - left
-                first, end = _inside(offset, sw, width, out_w)
-                for p in range(out_h):
-                    y = p * sh + i * dh - top
-                    if 0 <= y < height and end > first:
-                        base = p * out_w
-                        target = image[c, y, first * sw + offset : (end - 1) * sw + offset + 1 : sw]
-                        _add(target, cols[row, base + first : base + end])
 
 
 @_jit
