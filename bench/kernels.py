@@ -209,22 +209,34 @@ def matmuls_only(x: Array, w0: Array, w1: Array, w2: Array) -> Callable[[], None
     return run
 
 
-def peers_mlp(arguments: Sequence[Array]) -> dict[str, Callable[[], object]]:
-    """A step of JAX `jit` and of PyTorch eager, those installed."""
+def peers(
+    arguments: Sequence[Array],
+    jax_loss: Callable[..., Any],
+    weights: tuple[int, ...],
+    torch_step: Callable[[Any, Sequence[Array]], Callable[[], object]],
+) -> dict[str, Callable[[], object]]:
+    """A step of JAX `jit` (the loss and its gradients by `weights`) and of PyTorch
+    eager, those installed; each returns the loss and the gradients as NumPy arrays
+    (PyTorch's as its step returns them)."""
     found: dict[str, Callable[[], object]] = {}
     try:
         import jax  # noqa: PLC0415
 
-        step = jax.jit(jax.value_and_grad(_jax_loss, argnums=(2, 3, 4, 5, 6, 7)))
+        step = jax.jit(jax.value_and_grad(jax_loss, argnums=weights))
         device_arguments = [jax.numpy.asarray(a) for a in arguments]
-        found["JAX jit"] = lambda: jax.block_until_ready(step(*device_arguments))
+
+        def run_jax() -> list[Array]:
+            loss, grads = jax.block_until_ready(step(*device_arguments))
+            return [np.asarray(loss), *(np.asarray(g) for g in grads)]
+
+        found["JAX jit"] = run_jax
     except ImportError:
         print("  (JAX is not installed: no JAX figure)")
     try:
         import torch  # noqa: PLC0415
 
         torch.set_num_threads(1)
-        found["PyTorch eager"] = _torch_step(torch, arguments)
+        found["PyTorch eager"] = torch_step(torch, arguments)
     except ImportError:
         print("  (PyTorch is not installed: no PyTorch figure)")
     return found
@@ -267,13 +279,13 @@ def bench_mlp(work: Path) -> None:
     expected = mlp_numpy(*arguments)
     for got, want in zip(results, expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-5)
-    peers = peers_mlp(arguments)
+    others = peers(arguments, _jax_loss, (2, 3, 4, 5, 6, 7), _torch_step)
     times = best_of_each(
         {
             "compiled": lambda: program.run(entry_of(program), arguments),
             "matmuls": matmuls_only(x, w0, w1, w2),
             "NumPy eager": lambda: mlp_numpy(*arguments),
-            **peers,
+            **others,
         }
     )
     step, products, eager = times["compiled"], times["matmuls"], times["NumPy eager"]
@@ -284,23 +296,70 @@ def bench_mlp(work: Path) -> None:
     print(f"  compiled step          {ms(step)}")
     print(f"  matmuls alone          {ms(products)}   step / matmuls {step / products:.2f}")
     print(f"  NumPy eager            {ms(eager)}   compiled {eager / step:.2f}x faster")
-    for name in peers:
+    for name in others:
         print(f"  {name:<22} {ms(times[name])}   compiled / {name} {step / times[name]:.2f}")
 
 
+def _jax_convnet_loss(image: Any, f1: Any, f2: Any, dense: Any) -> Any:
+    import jax  # noqa: PLC0415
+
+    def block(h: Any, f: Any) -> Any:
+        h = jax.lax.conv_general_dilated(h, f, (1, 1), ((1, 1), (1, 1)))  # NCHW, OIHW
+        h = jax.nn.relu(h)
+        return jax.lax.reduce_window(
+            h, -jax.numpy.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID"
+        )
+
+    h = block(block(image, f1), f2)
+    logits = h.reshape(h.shape[0], -1) @ dense
+    return (logits * logits).mean() * 0.5
+
+
+def _torch_convnet_step(torch: Any, arguments: Sequence[Array]) -> Callable[[], list[Array]]:
+    image, *weights = (torch.from_numpy(a) for a in arguments)
+    for w in weights:
+        w.requires_grad_(True)
+    functional = torch.nn.functional
+
+    def step() -> list[Array]:
+        f1, f2, dense = weights
+        h = functional.max_pool2d(torch.relu(functional.conv2d(image, f1, padding=1)), 2)
+        h = functional.max_pool2d(torch.relu(functional.conv2d(h, f2, padding=1)), 2)
+        logits = h.reshape(h.shape[0], -1) @ dense
+        loss = (logits * logits).mean() * 0.5
+        for w in weights:
+            w.grad = None
+        loss.backward()
+        return [loss.detach().numpy(), *(w.grad.numpy() for w in weights)]
+
+    return step
+
+
 def bench_convnet(work: Path) -> None:
+    """The step against the interpreter and the peers, every result checked
+    against the interpreter's first."""
     module = convnet()
     program, _ = compiled(convnet(), work / "convnet")
+    entry = entry_of(program)
     arguments = inputs_of(program)
-    results = program.run(entry_of(program), arguments)
-    reference = run_function(module, entry_of(program), arguments)
-    for got, want in zip(results, reference, strict=True):
-        np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-4)
-    step = best(lambda: program.run(entry_of(program), arguments), repeat=3)
-    interpreted = best(lambda: run_function(module, entry_of(program), arguments), repeat=3)
+    reference = run_function(module, entry, arguments)
+    found = peers(arguments, _jax_convnet_loss, (1, 2, 3), _torch_convnet_step)
+    for name, run in {"compiled": lambda: program.run(entry, arguments), **found}.items():
+        for got, want in zip(run(), reference, strict=True):
+            np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-4, err_msg=name)
+    times = best_of_each(
+        {
+            "compiled": lambda: program.run(entry, arguments),
+            "interpreter (NumPy)": lambda: run_function(module, entry, arguments),
+            **found,
+        },
+        rounds=5,
+    )
+    step = times.pop("compiled")
     print("convnet: conv-relu-pool x2 + dense, batch 32, forward and backward")
     print(f"  compiled step          {ms(step)}")
-    print(f"  interpreter (NumPy)    {ms(interpreted)}   compiled {interpreted / step:.2f}x faster")
+    for name, elapsed in times.items():
+        print(f"  {name:<22} {ms(elapsed)}   compiled / {name} {step / elapsed:.2f}")
 
 
 def twenty_kernels() -> ModuleOp:

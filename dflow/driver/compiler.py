@@ -46,7 +46,9 @@ from dflow.runtime import Program, load_program
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
 
-LOWERING_PIPELINE = "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
+LOWERING_PIPELINE = (
+    "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-collapse-loops,df-lower-host"
+)
 """From a (partitioned) graph to host functions and kernels."""
 
 

@@ -25,6 +25,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-plan-buffers": ("dflow.lowering.plan_buffers", "PlanBuffersPass"),
     "df-inline": ("dflow.lowering.inline", "InlinePass"),
     "df-bufferize": ("dflow.lowering.bufferize", "BufferizePass"),
+    "df-collapse-loops": ("dflow.lowering.collapse_loops", "CollapseLoopsPass"),
     "df-lower-host": ("dflow.lowering.lower_host", "LowerHostPass"),
 }
 """Each pass name with the module and class that define it."""

@@ -6,6 +6,7 @@ pass whose output can be printed, checked and stopped at:
     df-fuse          fusion groups as df.fused                       fuse.py
     df-bufferize     each group or op outlined into a kernel         bufferize.py, kernels/
     df-plan-buffers  arena offsets from the memory plan              plan_buffers.py
+    df-collapse-loops  CPU loops in the shape LLVM vectorizes        collapse_loops.py
     df-lower-host    each graph function a dfrt host function        lower_host.py
 
 The driver runs them as `LOWERING_PIPELINE` (with `df-prune` from `transforms`

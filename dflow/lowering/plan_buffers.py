@@ -10,6 +10,12 @@ views, the best packing; see there); this pass writes it into the IR:
 
 Offsets are multiples of `liveness.ALIGNMENT` (64 bytes).
 
+- a kernel that writes its result over an input (in place) reads that input
+  through its result's argument: both are one buffer, and a loop that reads and
+  writes through one array is vectorized by LLVM, while two arrays that overlap
+  fail its run-time overlap check and run its scalar loop (a `select` over 512K
+  elements written in place took 1.6 ms that way, 0.04 ms through one argument).
+
     xdsl-opt placed.mlir -p 'df-partition,df-plan-buffers{stats=true}'
 """
 
@@ -18,13 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, SymbolRefAttr, i64
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.traits import SymbolTable
 
 from dflow.analysis.function_schedule import FunctionSchedule, plan_function
 from dflow.analysis.memory_plan import MemoryPlan
 from dflow.analysis.statistics import PassStatistics
-from dflow.dialects.df.annotations import ARENA_BYTES, OFFSET
+from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
+from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 from dflow.dialects.df.types import i64_array
 
@@ -40,6 +50,33 @@ def annotate(schedule: FunctionSchedule, memory: MemoryPlan) -> None:
         else:
             op.attributes.pop(OFFSET, None)
     schedule.function.attributes[ARENA_BYTES] = IntegerAttr(memory.arena_bytes, i64)
+
+
+def read_in_place(schedule: FunctionSchedule, memory: MemoryPlan, scope: ModuleOp) -> None:
+    """Make each kernel that writes its result over an input of the same type read
+    that input through the result's argument (see the module's docstring). A fused
+    kernel never writes in place, and a returned result, which the plan places over
+    its input, is written into an output array of its own on a CPU
+    (`df-lower-host`): its kernel keeps two arguments."""
+    for source_index, result_index in memory.inplace_pairs:
+        source, result = schedule.values[source_index], schedule.values[result_index]
+        op = result.owner
+        if not isinstance(op, Operation) or isinstance(op, FusedOp):
+            continue
+        if any(isinstance(use.operation, ReturnOp) for use in result.uses):
+            continue
+        reference = op.attributes.get(KERNEL)
+        kernel = (
+            SymbolTable.lookup_symbol(scope, reference)
+            if isinstance(reference, SymbolRefAttr)
+            else None
+        )
+        if not isinstance(kernel, FuncOp):
+            continue
+        output = kernel.args[len(op.operands) + op.results.index(result)]
+        for position, operand in enumerate(op.operands):
+            if operand is source and kernel.args[position].type == output.type:
+                kernel.args[position].replace_all_uses_with(output)
 
 
 def _record(statistics: PassStatistics, where: str, memory: MemoryPlan) -> None:
@@ -67,6 +104,7 @@ class PlanBuffersPass(ModulePass):
             for function in graph_functions(scope):
                 schedule, memory = plan_function(function)
                 annotate(schedule, memory)
+                read_in_place(schedule, memory, scope)
                 arena = max(arena, memory.arena_bytes)
                 where = f"@{function.sym_name.data}" + (f" on {device}" if device else "")
                 _record(statistics, where, memory)

@@ -73,6 +73,12 @@ class CpuKernelPrinter(KernelPrinter):
         self.assign(op, f"np.empty({shape}, {dtype_of(op.memref.type)})", "scratch")
 
     @print_op.register
+    def _(self, op: memref.CollapseShapeOp) -> None:
+        """`x.reshape(n)`: a view, as the arrays a CPU kernel gets are C-contiguous."""
+        shape = tuple(op.result.type.get_shape())
+        self.assign(op, f"{self.value(op.src)}.reshape({shape})")
+
+    @print_op.register
     def _(self, op: memref.LoadOp) -> None:
         """With `parallel`, a 0-d array is read with `.item()`: numba's parfors pass
         the 0-d arrays a `prange` body reads as scalars, on which `[()]` fails to

@@ -322,21 +322,59 @@ def conv2d_grad_filter(x, dy, out, sh, sw, top, left, bottom, right, dh, dw):
 @_jit
 def max_pool2d(x, out, kh, kw, sh, sw, top, left, bottom, right):
     """Window maximum; padding never wins (NaN propagates as in `np.max`)."""
+    if not _windows_inside(x, out, kh, kw, sh, sw, top, left):
+        x = _padded(x, top, left, bottom, right)
+    _max_pool2d_inside(x, out, kh, kw, sh, sw)
+
+
+@_jit
+def _padded(x, top, left, bottom, right):
+    """`x` inside a border of -inf, which no window maximum takes over a number."""
     height, width = x.shape[2], x.shape[3]
+    shape = (x.shape[0], x.shape[1], top + height + bottom, left + width + right)
+    padded = np.full(shape, -np.inf, x.dtype)
+    padded[:, :, top : top + height, left : left + width] = x
+    return padded
+
+
+@_jit
+def _windows_inside(x, out, kh, kw, sh, sw, top, left):
+    """Whether every window of the pool lies inside the input: no padding at the top
+    and left, and the last window ends before any padding at the bottom and right."""
+    rows, columns = out.shape[2], out.shape[3]
+    return (
+        top == 0
+        and left == 0
+        and (rows - 1) * sh + kh <= x.shape[2]
+        and (columns - 1) * sw + kw <= x.shape[3]
+    )
+
+
+@_jit
+def _max_pool2d_inside(x, out, kh, kw, sh, sw):
+    """`max_pool2d` where every window lies inside the input: per output row, the
+    maximum down the window's rows over the whole input row (contiguous,
+    vectorized), then across each window's columns. Indices are unsigned: numba
+    checks a signed computed index for wrap-around, which keeps a loop scalar."""
+    width = x.shape[3]
+    column = np.empty(width, x.dtype)
     for n in range(out.shape[0]):
         for c in range(out.shape[1]):
+            plane = x[n, c]
             for p in range(out.shape[2]):
-                for q in range(out.shape[3]):
-                    best = -np.inf
-                    for i in range(kh):
-                        y = p * sh + i - top
-                        for j in range(kw):
-                            z = q * sw + j - left
-                            if 0 <= y < height and 0 <= z < width:
-                                v = x[n, c, y, z]
-                                if v > best or math.isnan(v):
-                                    best = v
-                    out[n, c, p, q] = best
+                column[:] = plane[p * sh]
+                for i in range(1, kh):
+                    source = plane[p * sh + i]
+                    for z in range(width):
+                        v, best = source[z], column[z]
+                        column[z] = v if v > best or math.isnan(v) else best
+                line = out[n, c, p]
+                for q in range(line.shape[0]):
+                    line[q] = column[np.uint64(q * sw)]
+                for j in range(1, kw):
+                    for q in range(line.shape[0]):
+                        v, best = column[np.uint64(q * sw + j)], line[q]
+                        line[q] = v if v > best or math.isnan(v) else best
 
 
 @_jit
@@ -372,24 +410,59 @@ def avg_pool2d(x, out, kh, kw, sh, sw, top, left, bottom, right):
 
 @_jit
 def max_pool2d_grad(x, dy, out, kh, kw, sh, sw, top, left, bottom, right):
-    """Each window's gradient to the first position (in tap order) of its maximum."""
-    height, width = x.shape[2], x.shape[3]
+    """Each window's gradient to the first position (in tap order) of its maximum, or
+    of its first NaN (as `np.argmax` picks); a maximum in the padding (-inf, when
+    the window holds nothing larger) takes the gradient away."""
     out[:] = 0
+    if _windows_inside(x, dy, kh, kw, sh, sw, top, left):
+        _max_pool2d_grad_inside(x, dy, out, kh, kw, sh, sw)
+        return
+    padded = _padded(x, top, left, bottom, right)
+    gradient = np.zeros(padded.shape, out.dtype)
+    _max_pool2d_grad_inside(padded, dy, gradient, kh, kw, sh, sw)
+    out[:] = gradient[:, :, top : top + x.shape[2], left : left + x.shape[3]]
+
+
+@numba.njit(error_model="numpy", nogil=True, inline="always")
+def _later_tap(source, best, where, start, sw, j):
+    """One tap after the first over a row of windows: where it is larger than the
+    best so far, or the first NaN over a number, it becomes the best (branch-free).
+    Inlined where `sw` is a constant, LLVM vectorizes the strided reads; with a
+    stride known only at run time, it vectorizes only stride 1."""
+    for q in range(best.shape[0]):
+        v, b, w = source[np.uint64(q * sw + j)], best[q], where[q]
+        take = (v > b) | (math.isnan(v) & (not math.isnan(b)))
+        best[q] = v if take else b
+        where[q] = start + q * sw if take else w
+
+
+@_jit
+def _max_pool2d_grad_inside(x, dy, out, kh, kw, sh, sw):
+    """`max_pool2d_grad` where every window lies inside the input: per output row,
+    each window's maximum and where it is, one tap at a time over the whole row
+    (`_later_tap`, with strides 1 and 2 as constants), then one add per window."""
+    columns, width = dy.shape[3], x.shape[3]
+    best = np.empty(columns, x.dtype)
+    where = np.empty(columns, np.int64)
     for n in range(dy.shape[0]):
         for c in range(dy.shape[1]):
+            plane, target, gradient = x[n, c], out[n, c].reshape(-1), dy[n, c]
             for p in range(dy.shape[2]):
-                for q in range(dy.shape[3]):
-                    best, by, bz = -np.inf, -1, -1
-                    for i in range(kh):
-                        y = p * sh + i - top
-                        for j in range(kw):
-                            z = q * sw + j - left
-                            inside = 0 <= y < height and 0 <= z < width
-                            v = x[n, c, y, z] if inside else -np.inf
-                            if by < 0 or v > best:
-                                best, by, bz = v, y, z
-                    if 0 <= by < height and 0 <= bz < width:
-                        out[n, c, by, bz] += dy[n, c, p, q]
+                top = plane[p * sh]
+                for q in range(columns):
+                    best[q], where[q] = top[np.uint64(q * sw)], p * sh * width + q * sw
+                for tap in range(1, kh * kw):
+                    i, j = tap // kw, tap % kw
+                    source, start = plane[p * sh + i], (p * sh + i) * width + j
+                    if sw == 2:
+                        _later_tap(source, best, where, start, 2, j)
+                    elif sw == 1:
+                        _later_tap(source, best, where, start, 1, j)
+                    else:
+                        _later_tap(source, best, where, start, sw, j)
+                row = gradient[p]
+                for q in range(columns):
+                    target[np.uint64(where[q])] += row[q]
 
 
 @_jit

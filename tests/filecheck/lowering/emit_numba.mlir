@@ -210,3 +210,33 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   func.return %r : tensor<4xf32>
 }
+
+// -----
+
+// In place: %b is written over %a (same offset), so the kernel of `df.neg` reads
+// %a through %b's argument, one array for LLVM instead of two that overlap; %c
+// is returned, so it is an output array of its own, and its kernel reads %b
+// through %b's own argument.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def neg_1([[A:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 16, 1):
+// CHECK-NEXT:          {{^ *}}[[V:[A-Za-z0-9_]+]] = [[B]]{{\[}}[[I]]{{\]}}
+// CHECK-NEXT:          {{^ *}}[[N:[A-Za-z0-9_]+]] = -[[V]]
+// CHECK-NEXT:          [[B]]{{\[}}[[I]]{{\]}} = [[N]]
+// CHECK:       def mul_2([[B2:[A-Za-z0-9_]+]], [[X:[A-Za-z0-9_]+]], [[C:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 16, 1):
+// CHECK-NEXT:          {{^ *}}[[V:[A-Za-z0-9_]+]] = [[B2]]{{\[}}[[I]]{{\]}}
+// CHECK:       def in_place(rt, x):
+// CHECK-NEXT:      {{^ *}}[[ARENA:[A-Za-z0-9_]+]] = rt.arena(64)
+// CHECK-NEXT:      a = rt.view([[ARENA]], 0, (16,), np.float32)
+// CHECK-NEXT:      exp_0(x, a)
+// CHECK-NEXT:      b = rt.view([[ARENA]], 0, (16,), np.float32)
+// CHECK-NEXT:      neg_1(a, b)
+// CHECK-NEXT:      c = rt.output((16,), np.float32)
+func.func @in_place(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %a = df.exp %x : (tensor<16xf32>) -> tensor<16xf32>
+  %b = df.neg %a : (tensor<16xf32>) -> tensor<16xf32>
+  %c = df.mul %b, %x : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  func.return %c : tensor<16xf32>
+}
