@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
+# the compiled programs and kernels of the tests stay in the checkout, not ~/.cache/dflow
+export DFLOW_CACHE_DIR="${DFLOW_CACHE_DIR:-$PWD/.dflow_cache}"
 ruff check .
 ruff format --check .
 # pyright checks against the interpreter that runs the tests (where xDSL and numba are

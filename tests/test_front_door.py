@@ -383,7 +383,7 @@ def test_numba_target_before_the_lowering_says_what_to_run(
     assert "it prints lowered modules: run -p df-inline," in err
     lowering = "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-lower-host"
     assert main(["opt", str(path), "-p", lowering, "-t", "numba"]) == 0
-    assert "@numba.njit" in capsys.readouterr().out
+    assert "@_kernel(" in capsys.readouterr().out
 
 
 def test_opt_splits_input_and_prints_diagnostics_in_place(
@@ -706,12 +706,17 @@ def test_parse_errors_point_at_the_mistake(
 def test_cache_is_private(tmp_path: Path, private_cache: Path) -> None:
     path = write(tmp_path, "relu.mlir", UNARY.replace("OP", "relu"))
     assert main(["run", str(path)]) == 0
-    entries = [p for p in private_cache.iterdir() if p.is_dir()]
+    entries = _programs(private_cache)
     assert len(entries) == 1
     assert stat.S_IMODE(private_cache.stat().st_mode) == 0o700
     assert stat.S_IMODE(entries[0].stat().st_mode) == 0o700
     modules = list(entries[0].glob("*.py"))
     assert modules and all(stat.S_IMODE(m.stat().st_mode) == 0o600 for m in modules)
+
+
+def _programs(cache: Path) -> list[Path]:
+    """The programs' entries in `cache` (beside them, the kernel store `kernels/`)."""
+    return [p for p in cache.iterdir() if p.is_dir() and p.name != "kernels"]
 
 
 def _tamper(entry: Path) -> Path:
@@ -731,7 +736,7 @@ def test_a_cache_entry_others_could_write_is_never_imported(
     argv = ["run", str(path), "--inputs", str(inputs), "--output", str(out)]
     assert main(argv) == 0
     capsys.readouterr()
-    (entry,) = [p for p in private_cache.iterdir() if p.is_dir()]
+    (entry,) = _programs(private_cache)
     module = _tamper(entry)
     if how == "group-writable":
         entry.chmod(0o770)
@@ -759,7 +764,7 @@ def test_the_cache_is_reused_under_a_group_writable_umask(
     old = os.umask(0o002)
     try:
         assert main(["run", str(path)]) == 0
-        (entry,) = [p for p in private_cache.iterdir() if p.is_dir()]
+        (entry,) = _programs(private_cache)
         stamp = (entry / "cpu_0.py").stat().st_mtime_ns
         (entry / "__pycache__").mkdir(exist_ok=True)
         (entry / "__pycache__" / "numba-made.nbi").write_bytes(b"")

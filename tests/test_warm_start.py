@@ -6,13 +6,16 @@ fresh one loads it and reports, before running, which kernels already have code
 and whether numba's registries were imported (`numba.np.arraymath` is one of the
 modules only a registry refresh imports), then runs it; its results must equal
 the interpreter's, and where NumPy's own BLAS was found (`runtime/library/blas.py`)
-its matrix product must not have imported SciPy. A program numba has not cached
-loads nothing ahead and still runs (numba's lazy path).
+its matrix product must not have imported SciPy. Kernels the kernel store does not
+hold load nothing ahead and still run (numba's lazy path). Each test has a kernel
+store of its own (`DFLOW_CACHE_DIR`): the store is shared by every program whose
+kernels are the same.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -30,7 +33,6 @@ from dflow.frontend import Graph
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
 from dflow.runtime.library.blas import SGEMM
-from dflow.runtime.warm_start import preload_kernels
 
 Array = NDArray[Any]
 
@@ -77,7 +79,10 @@ def kernel_names(directory: Path) -> list[str]:
     return sorted(name for part in program.parts for name in part.module.KERNEL_ARGUMENTS)
 
 
-def run_fresh(directory: Path, feeds: list[Array], tmp_path: Path) -> tuple[dict[str, Any], Any]:
+def run_fresh(
+    directory: Path, feeds: list[Array], tmp_path: Path, store: str = "cache"
+) -> tuple[dict[str, Any], Any]:
+    """Run the program in a new process whose cache is `tmp_path / store`."""
     np.savez(tmp_path / "feeds.npz", **{f"a{i}": a for i, a in enumerate(feeds)})  # pyright: ignore[reportArgumentType]
     done = subprocess.run(
         [sys.executable, "-c", FRESH_PROCESS, directory, tmp_path / "feeds.npz", tmp_path / "out"],
@@ -86,6 +91,7 @@ def run_fresh(directory: Path, feeds: list[Array], tmp_path: Path) -> tuple[dict
         check=False,
         cwd=ROOT,
         timeout=300,
+        env={**os.environ, "DFLOW_CACHE_DIR": str(tmp_path / store)},
     )
     assert done.returncode == 0, done.stderr
     with np.load(tmp_path / "out.npz") as saved:
@@ -120,11 +126,12 @@ def test_a_fresh_process_starts_with_the_cached_kernels(tmp_path: Path, parallel
     assert_equal_results(second_results, expected)
 
 
-def test_kernels_numba_has_not_cached_load_lazily(tmp_path: Path) -> None:
-    """A new directory is a new module to numba's cache: nothing to preload."""
+def test_kernels_the_store_lacks_load_lazily(tmp_path: Path) -> None:
     module, feeds = mixed_program()
     expected = run_function(module, "main", feeds)
-    write_modules(compile_module(module), tmp_path)
-    program = load_program(tmp_path, warm_start=False)
-    assert preload_kernels(program.parts[0].module) == 0
-    assert_equal_results(program.run("main", feeds), expected)
+    directory = tmp_path / "program"
+    write_modules(compile_module(module), directory)
+    run_fresh(directory, feeds, tmp_path, store="filled")
+    report, results = run_fresh(directory, feeds, tmp_path, store="empty")
+    assert report["preloaded"] == []
+    assert_equal_results(results, expected)

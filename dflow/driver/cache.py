@@ -1,14 +1,16 @@
-"""The compile cache: one folder per compiled program, private to its user, kept
-under a size bound.
+"""The compile cache: one folder per compiled program and one per compiled CPU
+kernel, private to its user, kept under a size bound.
 
-Entries live under `$DFLOW_CACHE_DIR` (default `~/.cache/dflow`), one folder per
-key (the program's text, the options, the pipeline and the compiler's
-fingerprint; `compiler.compiled_program`), holding each device's module and
-numba's cache of its kernels. The cache is private: its folders are made `0700`
+Entries live under `$DFLOW_CACHE_DIR` (default `~/.cache/dflow`): a program's
+folder is named after its key (the program's text, the options, the pipeline and
+the compiler's fingerprint; `compiler.compiled_program`) and holds each device's
+module; a kernel's folder, in `kernels/`, is named after its content and holds
+numba's cache of its machine code (`dflow.runtime.kernel_cache`), which every
+program containing that kernel uses. The cache is private: its folders are made `0700`
 and an entry another user could have written is never imported. It keeps under
-`$DFLOW_CACHE_MAX_BYTES` (default 1 GiB): after writing an entry, the least
-recently used others go until the rest fit. `dflow cache info` and `dflow cache
-clear` report and empty it.
+`$DFLOW_CACHE_MAX_BYTES` (default 1 GiB): after writing a program's entry, the
+least recently used others (programs and kernels) go until the rest fit.
+`dflow cache info` and `dflow cache clear` report and empty it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from dflow.driver.errors import DflowError
+from dflow.runtime.cache_root import STORE, cache_root, sources_digest
 from dflow.runtime.library.openblas import numpy_openblas
 
 DEFAULT_BOUND = 1 << 30
@@ -52,18 +55,8 @@ def compiler_fingerprint() -> str:
     runtime do) and of the BLAS library the CPU kernels link
     (`runtime/library/openblas.py`), so that a changed compiler or NumPy build
     recompiles (the package is hashed, not imported: 3 ms for its 120 files)."""
-    digest = hashlib.sha256(str(numpy_openblas()).encode())
     package = Path(__file__).resolve().parent.parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def cache_root() -> Path:
-    """`$DFLOW_CACHE_DIR`, else `~/.cache/dflow`."""
-    configured = os.environ.get("DFLOW_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "dflow"
+    return sources_digest(package, str(numpy_openblas()))
 
 
 def bound() -> int:
@@ -77,23 +70,28 @@ def bound() -> int:
 
 @dataclass(frozen=True)
 class Entry:
-    """One compiled program in the cache: its folder, bytes and last use."""
+    """One compiled program or kernel in the cache: its folder, bytes and last use."""
 
     path: Path
     bytes: int
     used: float
 
+    @property
+    def is_kernel(self) -> bool:
+        return self.path.parent.name == STORE
+
 
 def entries(root: Path) -> list[Entry]:
-    """The entries under `root` (and scratch folders left by an interrupted write),
-    least recently used first."""
+    """The entries under `root`, programs and kernels (and scratch folders left by
+    an interrupted write), least recently used first."""
     found: list[Entry] = []
-    if not root.is_dir():
-        return found
-    for folder in root.iterdir():
-        if folder.is_dir() and not folder.is_symlink() and _is_ours(folder.name):
-            size = sum(f.lstat().st_size for f in folder.rglob("*") if f.is_file())
-            found.append(Entry(folder, size, folder.stat().st_mtime))
+    for parent in (root, root / STORE):
+        if not parent.is_dir() or parent.is_symlink():
+            continue
+        for folder in parent.iterdir():
+            if folder.is_dir() and not folder.is_symlink() and _is_ours(folder.name):
+                size = sum(f.lstat().st_size for f in folder.rglob("*") if f.is_file())
+                found.append(Entry(folder, size, folder.stat().st_mtime))
     return sorted(found, key=lambda entry: entry.used)
 
 
@@ -121,12 +119,19 @@ def trim(keep: Path) -> None:
         total -= entry.bytes
 
 
-def clear(root: Path) -> tuple[int, int]:
-    """Remove every entry under `root`: how many, and their bytes."""
+def clear(root: Path) -> list[Entry]:
+    """Remove every entry under `root`; those removed."""
     found = entries(root)
     for entry in found:
         shutil.rmtree(entry.path, ignore_errors=True)
-    return len(found), sum(entry.bytes for entry in found)
+    return found
+
+
+def summary(found: list[Entry]) -> str:
+    """`3 programs, 12 kernels, 1.2 MiB`."""
+    kernels = sum(entry.is_kernel for entry in found)
+    size = size_text(sum(entry.bytes for entry in found))
+    return f"{len(found) - kernels} programs, {kernels} kernels, {size}"
 
 
 def size_text(count: int) -> str:

@@ -46,14 +46,11 @@ from dflow.runtime import ProgramError
 def cache_command(args: argparse.Namespace) -> None:
     root = cache.cache_root()
     if args.action == "clear":
-        count, size = cache.clear(root)
-        print(f"removed {count} entries ({cache.size_text(size)}) from {root}")
+        print(f"removed {cache.summary(cache.clear(root))} from {root}")
         return
-    found = cache.entries(root)
-    size = sum(entry.bytes for entry in found)
     print(f"cache: {root}")
     print(
-        f"entries: {len(found)}, {cache.size_text(size)} (kept under "
+        f"entries: {cache.summary(cache.entries(root))} (kept under "
         f"{cache.size_text(cache.bound())}: DFLOW_CACHE_MAX_BYTES)"
     )
 

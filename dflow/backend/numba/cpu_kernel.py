@@ -1,13 +1,18 @@
 """CPU kernels: `@numba.njit` functions whose parallel loops are `for` loops.
 
-Each kernel is cached by numba (`cache=True`) and follows NumPy's floating-point
-error model; with `parallel`, the outermost loop of each nest is a `numba.prange`
-(and the kernel `parallel=True`). `exp`, `log` and `tanh` call the vectorizable
-functions of `runtime/library/vmath.py` (`vm.exp_f32(x)`), not libm's scalar ones.
+Each kernel is decorated `@_kernel("<digest>")` (`runtime/kernel_cache.py`: a
+numba dispatcher with NumPy's floating-point error model, cached by content): the
+digest hashes the kernel's text, less its name, with the module header and the
+scalar helpers, so the same kernel in two programs, or in a program before and
+after an edit elsewhere, is compiled once. With `parallel`, the outermost loop of
+each nest is a `numba.prange` (and the kernel `parallel=True`). `exp`, `log` and
+`tanh` call the vectorizable functions of `runtime/library/vmath.py`
+(`vm.exp_f32(x)`), not libm's scalar ones.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from typing import cast
 
@@ -15,7 +20,7 @@ from xdsl.dialects import func, math, memref, scf
 from xdsl.dialects.builtin import Float32Type, MemRefType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from dflow.backend.numba.kernel import KernelPrinter, trips
+from dflow.backend.numba.kernel import SCALAR_HELPERS, KernelPrinter, trips
 from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
 from dflow.backend.numba.printer import Lines, dispatch_on_op
 
@@ -24,6 +29,7 @@ CPU_HEADER = """import math
 import numba
 import numpy as np
 
+from dflow.runtime.kernel_cache import kernel as _kernel
 from dflow.runtime.library import cpu as lib
 from dflow.runtime.library import vmath as vm
 
@@ -98,9 +104,17 @@ def print_cpu_kernel(out: Lines, kernel: func.FuncOp, names: Names, parallel: bo
     if not any(isinstance(o, scf.ParallelOp | func.CallOp) for o in kernel.body.block.ops):
         body("pass")
     options = ", parallel=True" if printer.pranges else ""  # without a prange: a warning
-    out(f'@numba.njit(cache=True, error_model="numpy", nogil=True{options})')
-    out(f"def {kernel.sym_name.data}({', '.join(arguments)}):")
+    signature = f"({', '.join(arguments)}):"
+    out(f'@_kernel("{kernel_digest(options, signature, body.text())}"{options})')
+    out(f"def {kernel.sym_name.data}{signature}")
     out.extend(body)
+
+
+def kernel_digest(options: str, signature: str, body: str) -> str:
+    """What identifies a CPU kernel's machine code, given the runtime: its numba
+    options, arguments and body, and the header and helpers of the module it is in."""
+    text = "\0".join((CPU_HEADER, SCALAR_HELPERS, options, signature, body))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def kernel_arguments(kernels: Iterable[func.FuncOp]) -> dict[str, list[tuple[str, int]]]:

@@ -139,7 +139,7 @@ class ModulePrinter:
     @cached_property
     def module_level_names(self) -> frozenset[str]:
         """The names the module defines: globals, kernels, helpers, its constants."""
-        taken = {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline"}
+        taken = {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline", "_kernel"}
         taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
         for op in self.scope.ops:
             if isinstance(op, memref.GlobalOp | func.FuncOp):

@@ -13,12 +13,13 @@
 // CHECK-NEXT:  """dflow: the program for device cpu:0 (emitted by the numba target)."""
 // CHECK:       import numba
 // CHECK-NEXT:  import numpy as np
-// CHECK:       from dflow.runtime.library import cpu as lib
+// CHECK:       from dflow.runtime.kernel_cache import kernel as _kernel
+// CHECK-NEXT:  from dflow.runtime.library import cpu as lib
 // CHECK:       DEVICE = "cpu:0"
 // CHECK:       def _maximum(a, b):
 // CHECK:       main_cst0 = np.frombuffer(bytes.fromhex('0000803f0000004000004040000080400000a0400000c0400000e04000000041'), np.float32.__name__).astype(np.float32).reshape((8,))
 
-// CHECK:       @numba.njit(cache=True, error_model="numpy", nogil=True)
+// CHECK:       @_kernel("[[D0:[0-9a-f]+]]")
 // CHECK-NEXT:  def fused_matmul_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]], [[H:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      lib.matmul_f32([[X]], [[W]], [[H]], numba.int64(0), numba.int64(0))
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
@@ -29,7 +30,8 @@
 // CHECK-NEXT:              {{^ *}}[[R:[A-Za-z0-9_]+]] = _maximum([[A]], numba.float32(0.0))
 // CHECK-NEXT:              [[H]]{{\[}}[[I]], [[J]]{{\]}} = [[R]]
 
-// CHECK:       @numba.njit(cache=True, error_model="numpy", nogil=True)
+// CHECK-NOT:   @_kernel("[[D0]]")
+// CHECK:       @_kernel("{{[0-9a-f]+}}")
 // CHECK-NEXT:  def fused_mul_1([[P:[A-Za-z0-9_]+]], [[K:[A-Za-z0-9_]+]], [[Q:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
 // CHECK-NEXT:          {{^ *}}[[ACC:[A-Za-z0-9_]+]] = numba.float32(-math.inf)
@@ -82,6 +84,40 @@ func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %x4: tensor<4x
   %b = df.constant dense<[true, false, true, false]> : tensor<4xi1>
   %m = df.select %b, %x4, %y4 : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %c, %m : tensor<1x4x4x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A kernel's digest is its content, not its name: two groups with the same
+// body share one (numba compiles that kernel once), another constant in the
+// body gives another digest.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       @_kernel("[[SAME:[0-9a-f]+]]")
+// CHECK-NEXT:  def fused_mul_0(
+// CHECK:       @_kernel("[[SAME]]")
+// CHECK-NEXT:  def fused_mul_1(
+// CHECK-NOT:   @_kernel("[[SAME]]")
+// CHECK:       @_kernel("{{[0-9a-f]+}}")
+// CHECK-NEXT:  def fused_mul_2(
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %a = df.fused(%0 = %x) {kind = "elementwise", name = "fused_mul_0"} : (tensor<4xf32>) -> tensor<4xf32> {
+    %m = df.mul %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %n = df.neg %m : (tensor<4xf32>) -> tensor<4xf32>
+    df.yield %n : tensor<4xf32>
+  }
+  %b = df.fused(%0 = %y) {kind = "elementwise", name = "fused_mul_1"} : (tensor<4xf32>) -> tensor<4xf32> {
+    %m = df.mul %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %n = df.neg %m : (tensor<4xf32>) -> tensor<4xf32>
+    df.yield %n : tensor<4xf32>
+  }
+  %c = df.fused(%0 = %y) {kind = "elementwise", name = "fused_mul_2"} : (tensor<4xf32>) -> tensor<4xf32> {
+    %two = df.constant dense<2.0> : tensor<4xf32>
+    %m = df.mul %0, %two : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %n = df.neg %m : (tensor<4xf32>) -> tensor<4xf32>
+    df.yield %n : tensor<4xf32>
+  }
+  func.return %a, %b, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

@@ -1,0 +1,183 @@
+"""The kernel store: CPU kernels cached by what they are, not by the program they
+came from.
+
+An emitted module decorates each CPU kernel with `@_kernel("<digest>")`
+(`kernel` here), where the digest, the compiler's (`backend/numba/cpu_kernel.py`),
+hashes the kernel's own text (its arguments, body and numba options; not its
+name) with the module header and scalar helpers it can call. Its machine code is
+kept by numba's cache in a folder of the store named after that digest and the
+runtime's fingerprint (`runtime_fingerprint`: the library code that numba compiles
+into a kernel, numba's and Python's versions, the BLAS library). So a kernel
+compiled once serves every program that contains it: in this process the same
+dispatcher is handed out again, in a later one its code is loaded from the store;
+and editing one op of a program recompiles only the kernels the edit changed.
+
+The store is `$DFLOW_CACHE_DIR/kernels` (default `~/.cache/dflow/kernels`) and is
+private like the compile cache (`dflow.driver.cache`): its folders are made
+`0700`, and a store or kernel folder another user could have written is never
+read (numba unpickles what it finds there, so its code would run as this user):
+such a kernel is compiled in memory only, after one warning.
+
+numba's `FunctionCache` is told where to keep a kernel by subclassing its private
+`CacheImpl` and `_CacheLocator` (numba 0.60-0.68), as `runtime/warm_start.py`
+goes below its public API to load cached code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import sys
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from types import FunctionType
+from typing import Any
+
+import numba
+from numba.core import caching
+
+from dflow.runtime.cache_root import STORE, cache_root, sources_digest
+from dflow.runtime.library.openblas import numpy_openblas
+
+_numba_caching: Any = caching  # untyped, and what is used of it is private
+
+KERNEL_OPTIONS: dict[str, Any] = {"error_model": "numpy", "nogil": True}
+"""numba's options for every CPU kernel: NumPy's floating-point error model (a
+division by zero gives inf, not an exception) and the GIL released while it runs
+(devices run in threads)."""
+
+_dispatchers: dict[str, Any] = {}
+"""The dispatcher of each kernel digest made in this process."""
+
+
+@cache
+def runtime_fingerprint() -> str:
+    """A hash of what a kernel's machine code holds besides its own text: the
+    runtime's source (its library is compiled into the kernels that call it), the
+    versions of numba and Python, and the BLAS library the matrix products link."""
+    package = Path(__file__).resolve().parent
+    return sources_digest(package, numba.__version__, sys.version, str(numpy_openblas()))
+
+
+def kernel(digest: str, **options: Any) -> Callable[[FunctionType], Any]:
+    """The decorator of the CPU kernel whose text hashes to `digest`: a numba
+    dispatcher (`KERNEL_OPTIONS` and `options`, e.g. `parallel=True`) cached in the
+    store, or the one this process made already for the same digest."""
+
+    def decorate(function: FunctionType) -> Any:
+        found = _dispatchers.get(digest)
+        if found is not None:
+            return found
+        # numba's cached code names the module of its function, and imports it when
+        # loaded: a program's module has a name of its own, this one every process has.
+        function.__module__ = __name__
+        dispatcher: Any = numba.njit(**KERNEL_OPTIONS, **options)(function)
+        folder = kernel_folder(digest)
+        if folder is not None:
+            dispatcher._cache = _KernelCache(function, folder)  # what `cache=True` sets
+        _dispatchers[digest] = dispatcher
+        return dispatcher
+
+    return decorate
+
+
+def kernel_folder(digest: str) -> Path | None:
+    """The store's folder for the kernel of `digest` under this runtime (it may not
+    exist yet), or None where the store or that folder is not private to this user."""
+    store = _private_store(cache_root() / STORE)
+    if store is None:
+        return None
+    name = hashlib.sha256(f"{digest}\0{runtime_fingerprint()}".encode()).hexdigest()[:24]
+    folder = store / name
+    if _foreign(folder):
+        _warn_once(folder)
+        return None
+    return folder
+
+
+@cache
+def _private_store(store: Path) -> Path | None:
+    """`store`, made `0700` (None, after a warning, where that fails or it is a
+    link, not this user's, or writable by others)."""
+    try:
+        store.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        _warn_once(store)
+        return None
+    if _foreign(store):
+        _warn_once(store)
+        return None
+    return store
+
+
+def _foreign(path: Path) -> bool:
+    """Whether `path` exists and is a link, not this user's, or writable by group or
+    others."""
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return False
+    return path.is_symlink() or status.st_uid != os.getuid() or bool(status.st_mode & 0o022)
+
+
+@cache
+def _warn_once(path: Path) -> None:
+    print(
+        f"dflow: warning: not caching kernels in {path}: it could have been written by "
+        "another user or cannot be made; compiling them in memory",
+        file=sys.stderr,
+    )
+
+
+class _StoreLocator(_numba_caching._CacheLocator):
+    """numba's cache of one kernel: its folder in the store, whose name is the
+    kernel's content, so it is its source stamp too."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def ensure_cache_path(self) -> None:
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+
+    def get_cache_path(self) -> str:
+        return str(self.folder)
+
+    def get_source_stamp(self) -> str:
+        return self.folder.name
+
+    def get_disambiguator(self) -> str:
+        return ""
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: Any) -> None:
+        """Never picked by numba's search for the locator of other functions."""
+
+
+class _KernelCacheImpl(_numba_caching.CompileResultCacheImpl):
+    """numba's compile-result caching with its files named `kernel-*` in the kernel's
+    folder, instead of after the function and source file it finds."""
+
+    def __init__(self, py_func: FunctionType, folder: Path):  # no super(): it searches
+        self._lineno = py_func.__code__.co_firstlineno
+        self._locator = _StoreLocator(folder)
+        self._filename_base = self.get_filename_base("kernel", getattr(sys, "abiflags", ""))
+
+
+class _KernelCache(_numba_caching.FunctionCache):
+    """numba's function cache of a kernel, kept in its store folder; a load that
+    finds code marks the folder used (for the cache's least-recently-used trim)."""
+
+    def __init__(self, py_func: FunctionType, folder: Path):
+        self._impl_class = functools.partial(_KernelCacheImpl, folder=folder)
+        self.folder = folder
+        super().__init__(py_func)  # pyright: ignore[reportUnknownMemberType]
+
+    def _load_overload(self, sig: Any, target_context: Any) -> Any:
+        found = _numba_caching.FunctionCache._load_overload(self, sig, target_context)
+        if found is not None:
+            with contextlib.suppress(OSError):
+                os.utime(self.folder)
+        return found
