@@ -145,3 +145,40 @@ def test_a_kernel_folder_others_can_write_is_not_read(tmp_path: Path) -> None:
     assert len(run["loaded"]) == 1
     assert f"not caching kernels in {folders[0]}" in run["stderr"]
     _check(run, np.tanh)
+
+
+PARALLEL = """
+import json, sys
+from dflow.runtime import load_program
+from dflow.runtime.parallel_compile import compile_in_parallel
+module = load_program(sys.argv[1], warm_start=False).parts[0].module
+workers = compile_in_parallel(module, workers=int(sys.argv[2]))
+ready = sorted(k for k in module.KERNEL_ARGUMENTS if getattr(module, k).overloads)
+print(json.dumps({"workers": workers, "ready": ready}))
+"""
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_new_kernels_compile_in_forked_workers(tmp_path: Path, workers: int) -> None:
+    """With two workers, each process compiles one of A's two kernels into the
+    store, and this one loads the other's: both ready before the first call, and
+    the store holds both; with one, nothing happens before the first call."""
+    cache = tmp_path / "cache"
+    directory = _write(A, tmp_path / "a")
+    done = subprocess.run(
+        [sys.executable, "-c", PARALLEL, str(directory), str(workers)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "DFLOW_CACHE_DIR": str(cache)},
+        cwd=ROOT,
+    )
+    report = json.loads(done.stdout)
+    if workers == 1:
+        assert report == {"workers": 1, "ready": []}
+        return
+    assert report == {"workers": 2, "ready": ["matmul_0", "tanh_1"]}
+    assert len(list((cache / "kernels").iterdir())) == 2
+    run = _run_fresh(directory, cache)
+    assert run["loaded"] == ["matmul_0", "tanh_1"]
+    _check(run, np.tanh)

@@ -43,6 +43,7 @@ from dflow.driver.pipeline import parsed_pipeline
 from dflow.driver.source import make_context
 from dflow.driver.timing import Progress, Timings, maybe
 from dflow.runtime import Program, load_program
+from dflow.runtime.parallel_compile import compile_in_parallel
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
 
@@ -188,7 +189,9 @@ def compiled_program(
     of the cache root and renamed onto its key (a process that loses the race to
     another uses the winner's), so no run loads a half-written entry. Beside the
     modules, the signatures of its entry functions (`SIGNATURES`), with which a later
-    `dflow run` of the same text runs it without parsing (`dflow.driver.cached_run`)."""
+    `dflow run` of the same text runs it without parsing (`dflow.driver.cached_run`).
+    The CPU kernels the kernel store lacks are compiled now, in a process per usable
+    core (`runtime/parallel_compile.py`; on one core they compile at first call)."""
     directory = private_cache_entry(program_key(text, devices, parallel, passes))
     if directory.exists():
         mark_used(directory)
@@ -202,7 +205,11 @@ def compiled_program(
         except OSError:  # another process renamed its entry there first
             shutil.rmtree(scratch, ignore_errors=True)
         trim(keep=directory)
-    return load_program(directory)
+    program = load_program(directory)
+    for part in program.parts:
+        if part.device.startswith("cpu"):
+            compile_in_parallel(part.module)
+    return program
 
 
 def _entry_signatures(module: ModuleOp) -> dict[str, Any]:

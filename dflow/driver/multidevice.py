@@ -26,7 +26,6 @@ from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import location_of, make_context
-from dflow.interpreters.df import DfFunctions, make_interpreter
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.partition import PartitionPass
 from dflow.runtime.channels import (
@@ -134,7 +133,7 @@ class PartitionedRun:
         try:
             function = _entry(part, self.entry, device)
             arguments = [self.inputs[i] for i in _indices(function, annotations.ARGUMENTS)]
-            interpreter = make_interpreter(part, DfFunctions(self.channels))
+            interpreter = _interpreter(part, self.channels)
             outputs = interpreter.call_op(self.entry, tuple(arguments))
             with self.lock:
                 self.results.update(
@@ -274,7 +273,15 @@ def interpret(
         if devices is not None or is_partitioned(module):
             split = split_for_devices(module, devices)
             return run_partitioned(split, entry, inputs, timeout)
-        interpreter = make_interpreter(module, DfFunctions(Channels(timeout)))
+        interpreter = _interpreter(module, Channels(timeout))
         return list(interpreter.call_op(entry, tuple(inputs)))
     except (InterpretationError, ChannelError) as error:
         raise DflowError(first_line(error)) from None
+
+
+def _interpreter(module: ModuleOp, channels: Channels) -> Any:
+    """The reference interpreter of `module` on `channels`, imported on first need
+    (with xDSL's interpreters, 0.1 s): compiling through this module needs none."""
+    from dflow.interpreters.df import DfFunctions, make_interpreter  # noqa: PLC0415
+
+    return make_interpreter(module, DfFunctions(channels))

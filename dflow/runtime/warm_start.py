@@ -76,15 +76,22 @@ def compile_kernels(
     arrays its host function passes, now rather than at its first call; `before`
     is told each kernel's index and name first. The names of the kernels compiled;
     GPU kernels compile at their first launch."""
+    return compile_named(module, list(getattr(module, "KERNEL_ARGUMENTS", {})), before)
+
+
+def compile_named(
+    module: ModuleType, names: Sequence[str], before: Callable[[int, str], None] | None = None
+) -> list[str]:
+    """`compile_kernels` of the CPU kernels `names` of `module` only."""
     arguments: KernelArguments = getattr(module, "KERNEL_ARGUMENTS", {})
     compiled: list[str] = []
-    for index, (name, parameters) in enumerate(arguments.items()):
+    for index, name in enumerate(names):
         dispatcher = getattr(module, name, None)
         if not isinstance(dispatcher, CPUDispatcher):
             continue
         if before is not None:
             before(index, name)
-        dispatcher.compile(_signature(parameters))  # pyright: ignore[reportUnknownMemberType]
+        dispatcher.compile(_signature(arguments[name]))  # pyright: ignore[reportUnknownMemberType]
         compiled.append(name)
     return compiled
 

@@ -8,6 +8,7 @@ like the graph it came from; `literal` prints a scalar constant in its element t
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 from dataclasses import dataclass, field
@@ -27,8 +28,10 @@ NUMBA_SCALARS = {
     "i1": "boolean",
 }
 """The numba scalar type of each df element type."""
-RESERVED = frozenset({"rt", "lib", "np", "math", "numba", "cuda"})
-"""Names every emitted module uses for itself: the runtime context and its imports."""
+RESERVED = frozenset({"rt", "lib", "vm", "np", "math", "numba", "cuda", *dir(builtins)})
+"""Names every emitted module uses for itself: the runtime context, its imports, and
+Python's builtins (a kernel calls `abs` and `range`: a value named `%abs` must not
+hide them)."""
 
 
 def element_name(type: Attribute) -> str:

@@ -122,6 +122,24 @@ func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<
 
 // -----
 
+// A value named like a Python builtin that kernels call (`abs`, `range`) gets
+// another name, so the call still reaches the builtin.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def abs_0(x, [[ABS:abs_[0-9]+]]):
+// CHECK-NEXT:      for [[I:[a-z0-9_]+]] in range(0, 2, 1):
+// CHECK-NEXT:          {{^ *}}[[V:[a-z0-9_]+]] = x{{\[}}[[I]]{{\]}}
+// CHECK-NEXT:          {{^ *}}[[R:[a-z0-9_]+]] = abs([[V]])
+// CHECK:       def neg_1([[ABS]], {{range_[0-9]+}}):
+// CHECK-NEXT:      for {{[a-z0-9_]+}} in range(0, 2, 1):
+func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %abs = df.abs %x : (tensor<2xi32>) -> tensor<2xi32>
+  %range = df.neg %abs : (tensor<2xi32>) -> tensor<2xi32>
+  func.return %range : tensor<2xi32>
+}
+
+// -----
+
 // Python names never shadow a name of the module: a value named like the
 // constant's global gets another name, so the global stays what the kernel reads.
 
