@@ -19,8 +19,9 @@ read (numba unpickles what it finds there, so its code would run as this user):
 such a kernel is compiled in memory only, after one warning.
 
 numba's `FunctionCache` is told where to keep a kernel by subclassing its private
-`CacheImpl` and `_CacheLocator` (numba 0.60-0.68), as `runtime/warm_start.py`
-goes below its public API to load cached code.
+`CompileResultCacheImpl` and `_CacheLocator` (checked with numba 0.68 by
+`tests/test_kernel_cache.py`), as `runtime/warm_start.py` goes below its public
+API to load cached code.
 """
 
 from __future__ import annotations
