@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+
+# Every lowered module is verified in tests, however pytest was started
+# (tests/run.sh sets it too, for lit): see dflow.driver.compiler.
+os.environ.setdefault("DFLOW_VERIFY", "1")
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from dflow.driver.errors import DflowError
 from dflow.driver.feeds import random_inputs
 from dflow.driver.pipeline import apply_pipeline
 from dflow.driver.source import parse_module
+from dflow.driver.timing import Timings
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 from dflow.frontend.builder import element_type
 from dflow.interpreters.df import run_function
@@ -1338,3 +1339,22 @@ def test_blas_products_refuse_strided_operands() -> None:
         matmul(a[:3, :4], a[:4, :4].copy(), out, 0, 0)
     matmul(a[:3, :4].copy(), a[:4, :4].copy(), out, 0, 0)
     np.testing.assert_array_equal(out, a[:3, :4] @ a[:4, :4])
+
+
+@pytest.mark.parametrize("setting", ["1", None])
+def test_lowered_module_is_verified_only_where_asked(
+    monkeypatch: pytest.MonkeyPatch, setting: str | None
+) -> None:
+    """`DFLOW_VERIFY=1` (the tests' setting) verifies the lowered module; unset, the
+    step is skipped, and a builder's invalid op would go unreported until numba."""
+    if setting is None:
+        monkeypatch.delenv(compiler.VERIFY_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(compiler.VERIFY_VARIABLE, setting)
+    timings = Timings()
+    compile_module(
+        parse_module((ROOT / "examples" / "mlp.mlir").read_text(), "mlp.mlir"), timings=timings
+    )
+    steps = [what for what, _ in timings.rows]
+    assert ("verify the lowered module" in steps) == (setting == "1")
+    assert "df-bufferize" in steps and steps[-1] == "emit Python (-t numba)"

@@ -41,7 +41,7 @@ from dflow.backend.numba.cpu_kernel import CPU_HEADER, kernel_arguments, print_c
 from dflow.backend.numba.gpu_kernel import GPU_HEADER, print_gpu_kernel
 from dflow.backend.numba.host import print_host_function
 from dflow.backend.numba.kernel import SCALAR_HELPERS
-from dflow.backend.numba.names import Names, dtype_of, identifier
+from dflow.backend.numba.names import RESERVED, Names, Namespace, dtype_of
 from dflow.backend.numba.printer import Lines
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df import annotations
@@ -55,6 +55,12 @@ CONSTANT_ALIGNMENT = 64
 
 CONSTANTS_SUFFIX = ".bin"
 """The binary file of `cpu_0.py`'s constants is `cpu_0.bin`."""
+
+MODULE_GLOBALS = frozenset(
+    {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline", "_kernel"}
+    | set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
+)
+"""The names every module defines besides its symbols: globals and helpers."""
 
 
 @dataclass
@@ -139,8 +145,7 @@ class ModulePrinter:
     @cached_property
     def module_level_names(self) -> frozenset[str]:
         """The names the module defines: globals, kernels, helpers, its constants."""
-        taken = {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline", "_kernel"}
-        taken |= set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
+        taken = set(MODULE_GLOBALS)
         for op in self.scope.ops:
             if isinstance(op, memref.GlobalOp | func.FuncOp):
                 taken.add(op.sym_name.data)
@@ -149,9 +154,7 @@ class ModulePrinter:
     def module_names(self) -> Names:
         """Names for one function's values, none shadowing a name of the module (a
         global, a kernel, a helper), which the function may refer to."""
-        names = Names()
-        names.taken |= self.module_level_names
-        return names
+        return Names(Namespace(RESERVED | self.module_level_names))
 
     def kernel(self, op: func.FuncOp) -> None:
         self.out("")
@@ -169,17 +172,19 @@ class ModulePrinter:
         )
 
     @cached_property
-    def symbols_taken(self) -> set[str]:
+    def symbols_taken(self) -> Namespace:
         """Module-level Python names given so far (grows as host names are made)."""
-        return set(self.module_level_names)
+        return Namespace(self.module_level_names)
 
     def host_name(self, symbol: str) -> str:
         """The Python name of host function `@symbol`: the symbol itself where it is
-        an identifier and no keyword, else a unique `f_...` (MLIR allows `@pass`,
-        `@a.b`, `@"x y"`)."""
-        if symbol.isidentifier() and not keyword.iskeyword(symbol):
+        an identifier, no keyword and no name the module uses (`@np`, `@abs` would
+        hide NumPy, a builtin), else a unique `f_...` (MLIR allows `@pass`, `@a.b`,
+        `@"x y"`)."""
+        taken = symbol in RESERVED or symbol in MODULE_GLOBALS
+        if symbol.isidentifier() and not keyword.iskeyword(symbol) and not taken:
             return symbol
-        return identifier(f"f_{symbol}", self.symbols_taken, "f")
+        return self.symbols_taken.unique(f"f_{symbol}", "f")
 
 
 def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:

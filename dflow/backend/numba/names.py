@@ -44,17 +44,31 @@ def dtype_of(type: Attribute) -> str:
     return f"np.{DTYPES[element_name(type)]}"
 
 
-def identifier(hint: str | None, taken: set[str], fallback: str) -> str:
-    """A Python identifier from `hint` (else `fallback`), made unique among `taken`
-    (and added to it): no keyword, no leading digit, `_n` appended on a clash."""
-    base = re.sub(r"\W", "_", hint) if hint else fallback
-    if not base or base[0].isdigit() or keyword.iskeyword(base):
-        base = f"v_{base}"
-    name, n = base, 1
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    taken.add(name)
-    return name
+@dataclass
+class Namespace:
+    """Python identifiers given out in one scope: each unique, none of `reserved`.
+    The next suffix of each base is remembered, so that a function of thousands of
+    unnamed values (`v`, `v_1`, ...) is not named in quadratic time."""
+
+    reserved: frozenset[str] = RESERVED
+    taken: set[str] = field(default_factory=set[str])
+    suffixes: dict[str, int] = field(default_factory=dict[str, int])
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.taken or name in self.reserved
+
+    def unique(self, hint: str | None, fallback: str) -> str:
+        """An identifier from `hint` (else `fallback`), now taken: no keyword, no
+        leading digit, `_n` appended on a clash."""
+        base = re.sub(r"\W", "_", hint) if hint else fallback
+        if not base or base[0].isdigit() or keyword.iskeyword(base):
+            base = f"v_{base}"
+        name, n = base, self.suffixes.get(base, 1)
+        while name in self:
+            name, n = f"{base}_{n}", n + 1
+        self.suffixes[base] = n
+        self.taken.add(name)
+        return name
 
 
 @dataclass
@@ -62,12 +76,12 @@ class Names:
     """Python names of SSA values, unique in a function; a value may instead stand
     for an expression (`alias`: a constant's literal, a cast's source)."""
 
-    taken: set[str] = field(default_factory=lambda: set(RESERVED))
+    namespace: Namespace = field(default_factory=Namespace)
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     aliases: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
 
     def define(self, value: SSAValue, fallback: str = "v") -> str:
-        name = identifier(value.name_hint, self.taken, fallback)
+        name = self.namespace.unique(value.name_hint, fallback)
         self.names[value] = name
         return name
 

@@ -75,7 +75,7 @@ class KernelBody:
 
     def load(self, buffer: SSAValue, index: Index) -> SSAValue:
         # `create` skips the IRDL argument checks of `LoadOp.get`, three times slower;
-        # the lowered module is verified as a whole before emission.
+        # the lowered module is verified as a whole where DFLOW_VERIFY=1 (the tests).
         element = cast(MemRefType[Attribute], buffer.type).element_type
         return self.emit(memref.LoadOp.create(operands=[buffer, *index], result_types=[element]))
 
@@ -86,7 +86,7 @@ class KernelBody:
         """An `scf.parallel` nest over `shape`; `build` gets the body and the index
         (empty for rank 0). Loops are built with `create`, without the IRDL checks
         of their constructors, as loads and stores are: the lowered module is
-        verified as a whole before emission."""
+        verified as a whole where `DFLOW_VERIFY=1` (the tests)."""
         extents = shape or (1,)
         inner = self.nested(Block(arg_types=[IndexType()] * len(extents)))
         build(inner, tuple(inner.block.args) if shape else ())

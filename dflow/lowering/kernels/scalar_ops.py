@@ -50,8 +50,8 @@ def same_type(kind: type[Operation], *operands: SSAValue) -> Operation:
     math's functions), built with `create` and the properties its constructor sets
     (learnt from one constructor call per kind). This skips IRDL's argument checks,
     which cost twice the rest of building an op; the lowered module is verified as a
-    whole before emission. The probe op is erased: left alone, it would stay a user
-    of the operands, which a rewrite of the kernel would then visit."""
+    whole where `DFLOW_VERIFY=1` (the tests). The probe op is erased: left alone, it
+    would stay a user of the operands, which a rewrite of the kernel would then visit."""
     if kind not in _DEFAULT_PROPERTIES:
         probe = kind(*operands)  # pyright: ignore[reportCallIssue]
         _DEFAULT_PROPERTIES[kind] = dict(probe.properties)

@@ -140,6 +140,31 @@ func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
 
 // -----
 
+// A function named like a name the module uses (NumPy's `np`, the builtin `abs`,
+// the `ENTRIES` table) is printed as `f_...`, and ENTRIES maps the symbol to it.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def abs_0(
+// CHECK:           {{^ *}}{{[a-z0-9_]+}} = abs(
+// CHECK:       def [[NP:f_np(_[0-9]+)?]](rt, x):
+// CHECK:       def [[ABS:f_abs(_[0-9]+)?]](rt, x):
+// CHECK:       def [[TABLE:f_ENTRIES(_[0-9]+)?]](rt, x):
+// CHECK:       ENTRIES = {'np': {{.*}}'function': '[[NP]]'}, 'abs': {{.*}}'function': '[[ABS]]'}, 'ENTRIES': {{.*}}'function': '[[TABLE]]'}}
+func.func @np(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = df.abs %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+func.func @abs(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = df.neg %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+func.func @ENTRIES(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = df.neg %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
 // Python names never shadow a name of the module: a value named like the
 // constant's global gets another name, so the global stays what the kernel reads.
 
