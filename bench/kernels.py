@@ -45,17 +45,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from blas_choice import prefer_avx512_blas
 
-def _prefer_avx512_blas() -> None:
-    """Ask OpenBLAS for its AVX-512 kernels where the CPU has them (see above)."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if "--blas-as-is" in sys.argv:
-        sys.argv.remove("--blas-as-is")
-    elif cpuinfo.exists() and " avx512f " in cpuinfo.read_text():
-        os.environ["OPENBLAS_CORETYPE"] = "SKYLAKEX"
-
-
-_prefer_avx512_blas()
+BLAS_CHOICE = prefer_avx512_blas()
 
 import numpy as np  # noqa: E402
 
@@ -459,7 +451,7 @@ def main() -> None:
             f"bench/kernels.py: unknown benchmark {', '.join(unknown)}"
             f" (choose from {', '.join(benches)})"
         )
-    print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    print(BLAS_CHOICE)
     with tempfile.TemporaryDirectory() as scratch:
         for name in chosen:
             benches[name](Path(scratch))

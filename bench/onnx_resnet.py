@@ -1,6 +1,6 @@
 """ResNet-18 from ONNX: dflow compiled against ONNX Runtime and PyTorch eager.
 
-    taskset -c 0 python bench/onnx_resnet.py [--batches 1 8] [--runs 10] [--rounds 3]
+    taskset -c 0 python bench/onnx_resnet.py [--batches 1 8] [--runs 10] [--rounds 3] [--blas-as-is]
 
 torchvision's ResNet-18 with random weights (seed 0), exported by
 `torch.onnx.export` (opset 17, a symbolic batch, BatchNorm folded into the
@@ -19,7 +19,9 @@ Runtime (its CPU provider, one intra-op and one inter-op thread) and PyTorch eag
 3. the ratios dflow / peer (below 1: dflow is faster).
 
 One core: run under `taskset -c 0`. The contenders share one process, so
-`OPENBLAS_NUM_THREADS=1` and the machine's `OPENBLAS_CORETYPE` hold for each alike.
+`OPENBLAS_NUM_THREADS=1` holds for each alike; OpenBLAS (dflow's convolutions and
+products) is asked for its AVX-512 kernels as the peers' own libraries pick theirs
+(`bench/blas_choice.py`; `--blas-as-is` keeps the environment's choice).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blas_choice import prefer_avx512_blas
+
+BLAS_CHOICE = prefer_avx512_blas()
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 WORK = Path(tempfile.mkdtemp(prefix="dflow-bench-onnx-"))
@@ -164,7 +169,8 @@ def main() -> None:
     module, model = resnet18()
     path = WORK / "resnet18.onnx"
     onnx.save(model, str(path))
-    print(f"ResNet-18, {path.stat().st_size / 1e6:.1f} MB, cores {sorted(os.sched_getaffinity(0))}")
+    cores = sorted(os.sched_getaffinity(0))
+    print(f"ResNet-18, {path.stat().st_size / 1e6:.1f} MB, cores {cores}, {BLAS_CHOICE}")
     for stage, seconds in stages(path).items():
         print(f"  {stage:<32} {seconds:7.2f} s")
     print(f"  {'warm process: import → 1st result':<32} {warm_first_call(path):7.2f} s")

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 A = """func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>, %u: tensor<5xf32>)
     -> (tensor<4x2xf32>, tensor<5xf32>) {
-  %y = "df.matmul"(%x, %w) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %p = "df.matmul"(%x, %w) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %y = "df.relu"(%p) : (tensor<4x2xf32>) -> tensor<4x2xf32>
   %t = "df.tanh"(%u) : (tensor<5xf32>) -> tensor<5xf32>
   func.return %y, %t : tensor<4x2xf32>, tensor<5xf32>
 }
@@ -37,8 +38,10 @@ A = """func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>, %u: tensor<5xf3
 
 B = """func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>, %u: tensor<5xf32>)
     -> (tensor<4x2xf32>, tensor<5xf32>) {
-  %t = "df.exp"(%u) : (tensor<5xf32>) -> tensor<5xf32>
-  %y = "df.matmul"(%x, %w) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %e = "df.exp"(%u) : (tensor<5xf32>) -> tensor<5xf32>
+  %t = "df.neg"(%e) : (tensor<5xf32>) -> tensor<5xf32>
+  %p = "df.matmul"(%x, %w) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %y = "df.relu"(%p) : (tensor<4x2xf32>) -> tensor<4x2xf32>
   func.return %y, %t : tensor<4x2xf32>, tensor<5xf32>
 }
 """
@@ -82,10 +85,10 @@ def _run_fresh(directory: Path, cache: Path) -> dict[str, Any]:
 
 
 def _check(run: dict[str, Any], elementwise: Any) -> None:
-    """The results are `x @ w` and `elementwise(u)`, computed here by NumPy."""
+    """The results are `relu(x @ w)` and `elementwise(u)`, computed here by NumPy."""
     x, w, u = (np.array(a, np.float32) for a in run["arguments"])
     product, other = (np.array(r, np.float32) for r in run["results"])
-    np.testing.assert_allclose(product, x @ w, rtol=1e-5)
+    np.testing.assert_allclose(product, np.maximum(x @ w, 0), rtol=1e-5)
     np.testing.assert_allclose(other, elementwise(u), rtol=1e-5)
 
 
@@ -98,18 +101,19 @@ def test_an_edit_recompiles_only_the_kernel_it_changed(tmp_path: Path) -> None:
     assert len(folders) == 3  # the store and a folder per kernel, private
     assert all(stat.S_IMODE(folder.stat().st_mode) == 0o700 for folder in folders)
     edited = _run_fresh(_write(B, tmp_path / "b"), cache)
-    assert edited["loaded"] == ["matmul_1"]  # named matmul_0 in A; exp_0 is new
-    _check(edited, np.exp)
+    # the product's epilogue (relu) is the same kernel, named after fused_matmul_0 in A
+    assert edited["loaded"] == ["fused_matmul_1_epilogue"]  # fused_exp_0 is new
+    _check(edited, lambda u: -np.exp(u))
     again = _run_fresh(tmp_path / "a", cache)
-    assert again["loaded"] == ["matmul_0", "tanh_1"]
+    assert again["loaded"] == ["fused_matmul_0_epilogue", "tanh_0"]
     _check(again, np.tanh)
 
 
 def test_one_process_makes_one_dispatcher_per_kernel(tmp_path: Path) -> None:
     a = load_program(_write(A, tmp_path / "a")).parts[0].module
     b = load_program(_write(B, tmp_path / "b")).parts[0].module
-    assert a.matmul_0 is b.matmul_1
-    assert a.tanh_1 is not b.exp_0
+    assert a.fused_matmul_0_epilogue is b.fused_matmul_1_epilogue
+    assert a.tanh_0 is not b.fused_exp_0
 
 
 def test_another_runtime_keeps_its_kernels_apart(
@@ -177,8 +181,8 @@ def test_new_kernels_compile_in_forked_workers(tmp_path: Path, workers: int) -> 
     if workers == 1:
         assert report == {"workers": 1, "ready": []}
         return
-    assert report == {"workers": 2, "ready": ["matmul_0", "tanh_1"]}
+    assert report == {"workers": 2, "ready": ["fused_matmul_0_epilogue", "tanh_0"]}
     assert len(list((cache / "kernels").iterdir())) == 2
     run = _run_fresh(directory, cache)
-    assert run["loaded"] == ["matmul_0", "tanh_1"]
+    assert run["loaded"] == ["fused_matmul_0_epilogue", "tanh_0"]
     _check(run, np.tanh)

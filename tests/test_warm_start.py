@@ -50,6 +50,12 @@ report = {
         if getattr(part.module, name).overloads
     ),
     "registries_loaded": "numba.np.arraymath" in sys.modules,
+    "library_preloaded": sorted(
+        routine
+        for part in program.parts
+        for routine in part.module.LIBRARY_CALLS
+        if getattr(part.module.lib, routine).overloads
+    ),
 }
 with np.load(sys.argv[2]) as feeds:
     results = program.run("main", [feeds[f"a{i}"] for i in range(len(feeds.files))])
@@ -119,6 +125,7 @@ def test_a_fresh_process_starts_with_the_cached_kernels(tmp_path: Path, parallel
     assert len(names) >= 4
     assert second == {
         "preloaded": names,
+        "library_preloaded": ["matmul_f32"],  # the product, called from Python
         "registries_loaded": False,
         "scipy_linalg_loaded": SGEMM is None,  # the products use NumPy's BLAS when found
     }

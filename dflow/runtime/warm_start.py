@@ -33,20 +33,34 @@ from numba.core.registry import CPUDispatcher, cpu_target
 from numba.core.runtime.nrt import rtsys
 
 KernelArguments = Mapping[str, Sequence[tuple[str, int]]]
+"""Per CPU kernel, its arrays' (dtype, rank) (`KERNEL_ARGUMENTS`)."""
+LibraryCalls = Mapping[str, Sequence[Sequence[tuple[str, int]]]]
+"""Per library routine, the (dtype, rank) of its arguments in each call signature
+(rank -1: a scalar; `LIBRARY_CALLS`)."""
 
 
 def preload_kernels(module: ModuleType) -> int:
-    """Install the cached machine code of `module`'s CPU kernels on their
-    dispatchers; the number of kernels loaded (those left load lazily)."""
-    arguments: KernelArguments = getattr(module, "KERNEL_ARGUMENTS", {})
-    if not arguments:
+    """Install the cached machine code of `module`'s CPU kernels, and of the
+    library routines it calls from Python (`LIBRARY_CALLS`), on their dispatchers;
+    the number of kernels and routine signatures loaded (those left load lazily)."""
+    wanted = [
+        (getattr(module, name, None), parameters)
+        for name, parameters in getattr(module, "KERNEL_ARGUMENTS", {}).items()
+    ]
+    library = getattr(module, "lib", None)
+    calls: LibraryCalls = getattr(module, "LIBRARY_CALLS", {})
+    wanted += [
+        (getattr(library, routine, None), parameters)
+        for routine, signatures in calls.items()
+        for parameters in signatures
+    ]
+    if not wanted:
         return 0
     loaded = 0
     with global_compiler_lock:
         context = cpu_target.target_context
         rtsys.initialize(context)  # pyright: ignore[reportUnknownMemberType]
-        for name, parameters in arguments.items():
-            dispatcher = getattr(module, name, None)
+        for dispatcher, parameters in wanted:
             if isinstance(dispatcher, CPUDispatcher) and _load(dispatcher, parameters, context):
                 loaded += 1
     return loaded
@@ -97,7 +111,11 @@ def compile_named(
 
 
 def _signature(parameters: Sequence[tuple[str, int]]) -> tuple[Any, ...]:
-    """The numba argument types of C-contiguous arrays of these (dtype, rank)."""
+    """The numba argument types of C-contiguous arrays of these (dtype, rank), and
+    of scalars of these dtypes where the rank is -1."""
     return tuple(
-        types.Array(numba.from_dtype(np.dtype(dtype)), rank, "C") for dtype, rank in parameters
+        numba.from_dtype(np.dtype(dtype))
+        if rank < 0
+        else types.Array(numba.from_dtype(np.dtype(dtype)), rank, "C")
+        for dtype, rank in parameters
     )

@@ -13,16 +13,17 @@ each nest is a `numba.prange` (and the kernel `parallel=True`). `exp`, `log` and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from typing import cast
 
-from xdsl.dialects import func, math, memref, scf
+from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import Float32Type, MemRefType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.backend.numba.kernel import SCALAR_HELPERS, KernelPrinter, trips
 from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
 from dflow.backend.numba.printer import Lines, dispatch_on_op
+from dflow.lowering.kernels.builder import LIBRARY_PREFIX
 
 CPU_HEADER = """import math
 
@@ -95,18 +96,75 @@ class CpuKernelPrinter(KernelPrinter):
             super().print_op(op)
 
 
-def print_cpu_kernel(out: Lines, kernel: func.FuncOp, names: Names, parallel: bool) -> None:
-    """`kernel` as a decorated Python function, named after its symbol."""
+def print_cpu_kernel(
+    out: Lines, kernel: func.FuncOp, names: Names, parallel: bool, epilogue_name: str
+) -> str | None:
+    """`kernel` as a Python function named after its symbol: a decorated numba
+    kernel, or, where it begins with library calls (`library_calls`), a plain
+    function that makes them and then calls the rest of the kernel, a numba kernel
+    named `epilogue_name`, if any rest is left. The name of the numba kernel, or
+    None where there is none (`library_signatures` tells the calls made)."""
     arguments = [names.define(a, f"arg{i}") for i, a in enumerate(kernel.args)]
+    signature = f"({', '.join(arguments)}):"
+    ops = list(kernel.body.block.ops)
+    calls = library_calls(ops)
+    if not calls:
+        _print_numba_kernel(out, kernel.sym_name.data, signature, ops, names, parallel)
+        return kernel.sym_name.data
+    wrapper = Lines(out.depth + 1)
+    printer = CpuKernelPrinter(wrapper, names, parallel)
+    for op in calls:  # first: the rest may use their constants
+        printer.print_op(op)
+    rest = ops[len(calls) :]
+    has_rest = any(not isinstance(op, _NO_CODE) for op in rest)
+    if has_rest:
+        _print_numba_kernel(out, epilogue_name, signature, rest, names, parallel)
+        out("")
+        out("")
+        wrapper(f"{epilogue_name}({', '.join(arguments)})")
+    out(f"def {kernel.sym_name.data}{signature}")
+    out.extend(wrapper)
+    return epilogue_name if has_rest else None
+
+
+_NO_CODE = (arith.ConstantOp, memref.CastOp, func.ReturnOp)
+"""Ops a kernel prints nothing for: constants and casts are aliases."""
+
+
+def library_calls(ops: Sequence[Operation]) -> Sequence[Operation]:
+    """The leading ops of a kernel body up to its last leading library call, where
+    it begins with such calls (on its arguments and constants: nothing else comes
+    before them). A numba kernel that calls a library routine links the routine's
+    code into its own and optimizes it again: a kernel calling `conv2d_bias_f32`
+    took 0.9 s to compile, one of the same loops without the call 0.15 s. Called
+    from Python instead, the routine is compiled once per process and signature
+    (and cached on disk by numba), whatever kernels call it."""
+    leading = 0
+    for index, op in enumerate(ops):
+        if isinstance(op, func.CallOp):
+            leading = index + 1
+        elif not isinstance(op, arith.ConstantOp | memref.CastOp):
+            break
+    return ops[:leading]
+
+
+def _print_numba_kernel(
+    out: Lines,
+    name: str,
+    signature: str,
+    ops: Sequence[Operation],
+    names: Names,
+    parallel: bool,
+) -> None:
     body = Lines(out.depth + 1)
     printer = CpuKernelPrinter(body, names, parallel)
-    printer.block(kernel.body.block)
-    if not any(isinstance(o, scf.ParallelOp | func.CallOp) for o in kernel.body.block.ops):
+    for op in ops:
+        printer.print_op(op)
+    if not any(isinstance(o, scf.ParallelOp | func.CallOp) for o in ops):
         body("pass")
     options = ", parallel=True" if printer.pranges else ""  # without a prange: a warning
-    signature = f"({', '.join(arguments)}):"
     out(f'@_kernel("{kernel_digest(options, signature, body.text())}"{options})')
-    out(f"def {kernel.sym_name.data}{signature}")
+    out(f"def {name}{signature}")
     out.extend(body)
 
 
@@ -117,13 +175,38 @@ def kernel_digest(options: str, signature: str, body: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def kernel_arguments(kernels: Iterable[func.FuncOp]) -> dict[str, list[tuple[str, int]]]:
-    """Each CPU kernel's arrays as (dtype, rank): the types the host passes, so the
-    runtime can load the cached code before the first call (`KERNEL_ARGUMENTS`)."""
+def library_signatures(ops: Sequence[Operation]) -> list[tuple[str, list[tuple[str, int]]]]:
+    """The library routines the calls among `ops` make from Python, each with the
+    (dtype, rank) of its arguments: arrays C-contiguous (an unranked memref has its
+    cast's rank), scalars of rank -1 (an index is an int64)."""
+    return [
+        (
+            op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX),
+            [_parameter(argument) for argument in op.arguments],
+        )
+        for op in ops
+        if isinstance(op, func.CallOp)
+    ]
+
+
+def _parameter(value: SSAValue) -> tuple[str, int]:
+    if isinstance(value.owner, memref.CastOp):
+        value = value.owner.source
+    memref_type = value.type
+    if isinstance(memref_type, MemRefType):
+        memref_type = cast(MemRefType[Attribute], memref_type)
+        return DTYPES[element_name(memref_type)], len(memref_type.get_shape())
+    return DTYPES.get(str(value.type), "int64"), -1
+
+
+def kernel_arguments(kernels: Mapping[str, func.FuncOp]) -> dict[str, list[tuple[str, int]]]:
+    """Each numba kernel's arrays as (dtype, rank), by the kernel's Python name: the
+    types the host passes, so the runtime can load the cached code before the first
+    call (`KERNEL_ARGUMENTS`). `kernels`: the kernel op each was printed from."""
     return {
-        kernel.sym_name.data: [
+        name: [
             (DTYPES[element_name(t)], len(cast(MemRefType[Attribute], t).get_shape()))
             for t in kernel.function_type.inputs
         ]
-        for kernel in kernels
+        for name, kernel in kernels.items()
     }

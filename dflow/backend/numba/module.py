@@ -12,15 +12,19 @@ holds, in order:
   hex, or, from `LARGE_CONSTANT_BYTES` on and when the module is written as files
   (`emit_module_files`), as views into one binary file beside it (`cpu_0.bin`,
   read once when the module loads);
-- each kernel as a function named after it (`cpu_kernel`, `gpu_kernel`);
+- each kernel as a function named after it (`cpu_kernel`: a numba kernel, or a
+  Python function of library calls and an `_epilogue` kernel; `gpu_kernel`);
 - each host function as a plain Python function `main(rt, *arguments)` of calls
   to the runtime context `rt` (`host`), its Python name the symbol, or `f_...`
   where the symbol is no Python identifier;
 - `ENTRIES`: per host function, what the runtime checks and routes: its Python
   name, the part's argument and result indices in the whole entry, and the entry's
   argument and result types as `(shape, dtype)` pairs;
-- on a CPU, `KERNEL_ARGUMENTS`: each kernel's arrays as `(dtype, rank)` pairs, so
-  the runtime can load a kernel's cached code before its first call
+- on a CPU, `KERNEL_ARGUMENTS`: each numba kernel's arrays as `(dtype, rank)`
+  pairs, and `LIBRARY_CALLS`: the library routines kernels call from Python (a
+  kernel that begins with library calls makes them from a plain function, then
+  calls a numba kernel of the rest: `cpu_kernel.library_calls`) with theirs, so
+  the runtime can load the cached code of both before the first call
   (`runtime/warm_start.py`).
 """
 
@@ -37,7 +41,13 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.utils.target import Target
 
-from dflow.backend.numba.cpu_kernel import CPU_HEADER, kernel_arguments, print_cpu_kernel
+from dflow.backend.numba.cpu_kernel import (
+    CPU_HEADER,
+    kernel_arguments,
+    library_calls,
+    library_signatures,
+    print_cpu_kernel,
+)
 from dflow.backend.numba.gpu_kernel import GPU_HEADER, print_gpu_kernel
 from dflow.backend.numba.host import print_host_function
 from dflow.backend.numba.kernel import SCALAR_HELPERS
@@ -57,7 +67,7 @@ CONSTANTS_SUFFIX = ".bin"
 """The binary file of `cpu_0.py`'s constants is `cpu_0.bin`."""
 
 MODULE_GLOBALS = frozenset(
-    {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "_inline", "_kernel"}
+    {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "LIBRARY_CALLS", "_inline", "_kernel"}
     | set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
 )
 """The names every module defines besides its symbols: globals and helpers."""
@@ -70,6 +80,15 @@ class ModulePrinter:
     scope: ModuleOp
     parallel: bool = False
     out: Lines = field(default_factory=Lines)
+    numba_kernels: dict[str, func.FuncOp] = field(default_factory=dict[str, func.FuncOp])
+    """The numba kernels of a CPU module by Python name, and the kernel op each was
+    printed from (a kernel beginning with library calls is printed as a Python
+    function and, if anything is left, a numba kernel of the rest)."""
+    library_calls: dict[str, list[list[tuple[str, int]]]] = field(
+        default_factory=dict[str, list[list[tuple[str, int]]]]
+    )
+    """The library routines the CPU module's Python calls, with the (dtype, rank)
+    of their arguments per call signature (rank -1: a scalar)."""
     constants: bytearray | None = None
     """The binary file beside the module that large constants go to (None: every
     constant in the source)."""
@@ -100,15 +119,15 @@ class ModulePrinter:
             out(f"_constants = np.fromfile(__file__[:-3] + {CONSTANTS_SUFFIX!r}, np.uint8)")
         for op in globals_:
             self.global_(op)
-        kernels = kernel_functions(self.scope)
-        for kernel in kernels:
+        for kernel in kernel_functions(self.scope):
             self.kernel(kernel)
         entries = {f.sym_name.data: self.host(f) for f in graph_functions(self.scope)}
         out("")
         out("")
         out(f"ENTRIES = {entries!r}")
         if not self.on_gpu:
-            out(f"KERNEL_ARGUMENTS = {kernel_arguments(kernels)!r}")
+            out(f"KERNEL_ARGUMENTS = {kernel_arguments(self.numba_kernels)!r}")
+            out(f"LIBRARY_CALLS = {self.library_calls!r}")
         return out.text()
 
     def in_binary(self, op: memref.GlobalOp) -> bool:
@@ -154,7 +173,7 @@ class ModulePrinter:
     def module_names(self) -> Names:
         """Names for one function's values, none shadowing a name of the module (a
         global, a kernel, a helper), which the function may refer to."""
-        return Names(Namespace(RESERVED | self.module_level_names))
+        return Names(Namespace(frozenset(), outer=self.symbols_taken))
 
     def kernel(self, op: func.FuncOp) -> None:
         self.out("")
@@ -162,7 +181,14 @@ class ModulePrinter:
         if self.on_gpu:
             print_gpu_kernel(self.out, op, self.module_names())
         else:
-            print_cpu_kernel(self.out, op, self.module_names(), self.parallel)
+            epilogue = self.symbols_taken.unique(f"{op.sym_name.data}_epilogue", "k")
+            name = print_cpu_kernel(self.out, op, self.module_names(), self.parallel, epilogue)
+            if name is not None:
+                self.numba_kernels[name] = op
+            for routine, parameters in library_signatures(library_calls(list(op.body.block.ops))):
+                known = self.library_calls.setdefault(routine, [])
+                if parameters not in known:
+                    known.append(parameters)
 
     def host(self, op: func.FuncOp) -> dict[str, Any]:
         self.out("")
@@ -173,8 +199,9 @@ class ModulePrinter:
 
     @cached_property
     def symbols_taken(self) -> Namespace:
-        """Module-level Python names given so far (grows as host names are made)."""
-        return Namespace(self.module_level_names)
+        """Module-level Python names given so far, Python's and the emitted code's
+        own included (grows as host and epilogue names are made)."""
+        return Namespace(RESERVED | self.module_level_names)
 
     def host_name(self, symbol: str) -> str:
         """The Python name of host function `@symbol`: the symbol itself where it is

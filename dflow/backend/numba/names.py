@@ -46,16 +46,21 @@ def dtype_of(type: Attribute) -> str:
 
 @dataclass
 class Namespace:
-    """Python identifiers given out in one scope: each unique, none of `reserved`.
-    The next suffix of each base is remembered, so that a function of thousands of
-    unnamed values (`v`, `v_1`, ...) is not named in quadratic time."""
+    """Python identifiers given out in one scope: each unique, none of `reserved`
+    and none taken in the `outer` scope (a function's in its module's, which grows
+    as the module is printed). The next suffix of each base is remembered, so that
+    a function of thousands of unnamed values (`v`, `v_1`, ...) is not named in
+    quadratic time."""
 
     reserved: frozenset[str] = RESERVED
+    outer: Namespace | None = None
     taken: set[str] = field(default_factory=set[str])
     suffixes: dict[str, int] = field(default_factory=dict[str, int])
 
     def __contains__(self, name: str) -> bool:
-        return name in self.taken or name in self.reserved
+        if name in self.taken or name in self.reserved:
+            return True
+        return self.outer is not None and name in self.outer
 
     def unique(self, hint: str | None, fallback: str) -> str:
         """An identifier from `hint` (else `fallback`), now taken: no keyword, no

@@ -6,8 +6,10 @@
 // with a launcher (GPU), each host function as runtime calls on `rt`, and
 // ENTRIES. The second RUN line checks that every module parses as Python.
 
-// A CPU module: a matmul+bias+relu group (library call, then the epilogue
-// loops), a max reduction group reading the dense constant.
+// A CPU module: a matmul+bias+relu group (a Python function that calls the
+// library routine, then the epilogue loops, a numba kernel of their own: numba
+// would link and optimize the routine again in every kernel that calls it), a max
+// reduction group reading the dense constant.
 
 // CHECK-LABEL: # ----- cpu_0.py -----
 // CHECK-NEXT:  """dflow: the program for device cpu:0 (emitted by the numba target)."""
@@ -20,8 +22,7 @@
 // CHECK:       main_cst0 = np.frombuffer(bytes.fromhex('0000803f0000004000004040000080400000a0400000c0400000e04000000041'), np.float32.__name__).astype(np.float32).reshape((8,))
 
 // CHECK:       @_kernel("[[D0:[0-9a-f]+]]")
-// CHECK-NEXT:  def fused_matmul_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]], [[H:[A-Za-z0-9_]+]]):
-// CHECK-NEXT:      lib.matmul_f32([[X]], [[W]], [[H]], numba.int64(0), numba.int64(0))
+// CHECK-NEXT:  def [[EPILOGUE:fused_matmul_0_epilogue]]([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]], [[H:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
 // CHECK-NEXT:          for [[J:[A-Za-z0-9_]+]] in range(0, 8, 1):
 // CHECK-NEXT:              {{^ *}}[[M:[A-Za-z0-9_]+]] = [[H]]{{\[}}[[I]], [[J]]{{\]}}
@@ -29,6 +30,11 @@
 // CHECK-NEXT:              {{^ *}}[[A:[A-Za-z0-9_]+]] = [[M]] + [[BJ]]
 // CHECK-NEXT:              {{^ *}}[[R:[A-Za-z0-9_]+]] = _maximum([[A]], numba.float32(0.0))
 // CHECK-NEXT:              [[H]]{{\[}}[[I]], [[J]]{{\]}} = [[R]]
+// CHECK-EMPTY:
+// CHECK-EMPTY:
+// CHECK-NEXT:  def fused_matmul_0([[X]], [[W]], [[B]], [[H]]):
+// CHECK-NEXT:      lib.matmul_f32([[X]], [[W]], [[H]], numba.int64(0), numba.int64(0))
+// CHECK-NEXT:      [[EPILOGUE]]([[X]], [[W]], [[B]], [[H]])
 
 // CHECK-NOT:   @_kernel("[[D0]]")
 // CHECK:       @_kernel("{{[0-9a-f]+}}")
@@ -51,7 +57,7 @@
 // CHECK-NEXT:      fused_mul_1(r, main_cst0, s)
 // CHECK-NEXT:      return (r, s)
 // CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192, 'function': 'main'}}
-// CHECK-NEXT:  KERNEL_ARGUMENTS = {'fused_matmul_0': [('float32', 2), ('float32', 2), ('float32', 1), ('float32', 2)], 'fused_mul_1': [('float32', 2), ('float32', 1), ('float32', 1)]}
+// CHECK-NEXT:  KERNEL_ARGUMENTS = {'fused_matmul_0_epilogue': [('float32', 2), ('float32', 2), ('float32', 1), ('float32', 2)], 'fused_mul_1': [('float32', 2), ('float32', 1), ('float32', 1)]}
 func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %k = df.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
   %r = df.fused(%0 = %x, %1 = %w, %2 = %bias) {kind = "contraction", name = "fused_matmul_0"} : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
@@ -70,15 +76,19 @@ func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>
 
 // -----
 
-// A conv2d is a library call with its parameters; an i1 constant is bytes != 0.
+// A conv2d is a library call with its parameters, from Python: nothing is left
+// for a numba kernel. An i1 constant is bytes != 0.
 
 // CHECK-LABEL: # ----- cpu_0.py -----
 // CHECK:       main_cst0 = (np.frombuffer(bytes.fromhex('ff00ff00'), np.int8) != 0).reshape((4,))
+// CHECK-NOT:   @_kernel
 // CHECK:       def conv2d_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[C:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      lib.conv2d_f32([[X]], [[W]], [[C]], numba.int64(2), numba.int64(2), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1))
+// CHECK-EMPTY:
 // CHECK:       def main(rt, x, w, x4, y4):
 // CHECK:           conv2d_0(x, w, c)
 // CHECK:           select_1(main_cst0, x4, y4, m)
+// CHECK:       KERNEL_ARGUMENTS = {'select_1': [('bool_', 1), ('float32', 1), ('float32', 1), ('float32', 1)]}
 func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %x4: tensor<4xf32>, %y4: tensor<4xf32>) -> (tensor<1x4x4x4xf32>, tensor<4xf32>) {
   %c = df.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
   %b = df.constant dense<[true, false, true, false]> : tensor<4xi1>
