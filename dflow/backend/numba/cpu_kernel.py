@@ -97,9 +97,9 @@ class CpuKernelPrinter(KernelPrinter):
 
 
 def print_cpu_kernel(
-    out: Lines, kernel: func.FuncOp, names: Names, parallel: bool, epilogue_name: str
+    out: Lines, kernel: func.FuncOp, names: Names, parallel: bool, name: str, epilogue_name: str
 ) -> str | None:
-    """`kernel` as a Python function named after its symbol: a decorated numba
+    """`kernel` as a Python function `name`: a decorated numba
     kernel, or, where it begins with library calls (`library_calls`), a plain
     function that makes them and then calls the rest of the kernel, a numba kernel
     named `epilogue_name`, if any rest is left. The name of the numba kernel, or
@@ -109,8 +109,8 @@ def print_cpu_kernel(
     ops = list(kernel.body.block.ops)
     calls = library_calls(ops)
     if not calls:
-        _print_numba_kernel(out, kernel.sym_name.data, signature, ops, names, parallel)
-        return kernel.sym_name.data
+        _print_numba_kernel(out, name, signature, ops, names, parallel)
+        return name
     wrapper = Lines(out.depth + 1)
     printer = CpuKernelPrinter(wrapper, names, parallel)
     for op in calls:  # first: the rest may use their constants
@@ -122,7 +122,7 @@ def print_cpu_kernel(
         out("")
         out("")
         wrapper(f"{epilogue_name}({', '.join(arguments)})")
-    out(f"def {kernel.sym_name.data}{signature}")
+    out(f"def {name}{signature}")
     out.extend(wrapper)
     return epilogue_name if has_rest else None
 

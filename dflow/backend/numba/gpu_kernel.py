@@ -90,17 +90,17 @@ class GpuKernelPrinter(KernelPrinter):
         self.out(f"{name}[{blocks}, THREADS]({', '.join(self.arguments)})")
 
 
-def print_gpu_kernel(out: Lines, kernel: func.FuncOp, names: Names) -> None:
-    """`kernel`'s grid kernels, then its launcher, named after its symbol."""
+def print_gpu_kernel(out: Lines, kernel: func.FuncOp, names: Names, name: str) -> None:
+    """`kernel`'s grid kernels (`<name>_grid<n>`), then its launcher `name`."""
     arguments = [names.define(a, f"arg{i}") for i, a in enumerate(kernel.args)]
     body = Lines(out.depth + 1)
-    printer = GpuKernelPrinter(body, names, kernel.sym_name.data, arguments)
+    printer = GpuKernelPrinter(body, names, name, arguments)
     printer.block(kernel.body.block)
     for grid in printer.grids:
         out.extend(grid)
         out("")
         out("")
-    out(f"def {kernel.sym_name.data}({', '.join(arguments[: len(kernel.args)])}):")
+    out(f"def {name}({', '.join(arguments[: len(kernel.args)])}):")
     if not body.lines:
         body("pass")
     out.extend(body)

@@ -11,7 +11,7 @@ what the runtime needs to route and check a call of each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from xdsl.dialects import func, memref
@@ -25,7 +25,12 @@ from dflow.dialects.df import annotations
 
 
 class HostPrinter(PythonPrinter):
-    """A host function: one runtime call per `dfrt` op."""
+    """A host function: one runtime call per `dfrt` op; a launch calls the kernel
+    by its Python name (`kernels`, by symbol)."""
+
+    def __init__(self, out: Lines, names: Names, kernels: Mapping[str, str]):
+        super().__init__(out, names)
+        self.kernels = kernels
 
     @dispatch_on_op
     def print_op(self, op: Operation) -> None:
@@ -51,9 +56,8 @@ class HostPrinter(PythonPrinter):
 
     @print_op.register
     def _(self, op: dfrt.LaunchOp) -> None:
-        self.out(
-            f"{op.callee.root_reference.data}({', '.join(self.value(a) for a in op.arguments)})"
-        )
+        kernel = self.kernels[op.callee.root_reference.data]
+        self.out(f"{kernel}({', '.join(self.value(a) for a in op.arguments)})")
 
     @print_op.register
     def _(self, op: dfrt.SendOp) -> None:
@@ -111,11 +115,12 @@ def entry_record(op: func.FuncOp) -> dict[str, Any]:
 
 
 def print_host_function(
-    out: Lines, function: func.FuncOp, names: Names, python_name: str
+    out: Lines, function: func.FuncOp, names: Names, python_name: str, kernels: Mapping[str, str]
 ) -> dict[str, Any]:
-    """`function` as `def <python_name>(rt, ...)`; returns its `ENTRIES` record."""
+    """`function` as `def <python_name>(rt, ...)`, launching kernels by their Python
+    names (`kernels`, by symbol); returns its `ENTRIES` record."""
     arguments = [names.define(a, f"arg{i}") for i, a in enumerate(function.args)]
     out(f"def {python_name}({', '.join(['rt', *arguments])}):")
     with out.indented():
-        HostPrinter(out, names).block(function.body.block)
+        HostPrinter(out, names, kernels).block(function.body.block)
     return {**entry_record(function), "function": python_name}

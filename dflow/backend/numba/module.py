@@ -15,8 +15,9 @@ holds, in order:
 - each kernel as a function named after it (`cpu_kernel`: a numba kernel, or a
   Python function of library calls and an `_epilogue` kernel; `gpu_kernel`);
 - each host function as a plain Python function `main(rt, *arguments)` of calls
-  to the runtime context `rt` (`host`), its Python name the symbol, or `f_...`
-  where the symbol is no Python identifier;
+  to the runtime context `rt` (`host`); a function's Python name is its symbol, or
+  `f_...` (a kernel's `k_...`) where the symbol is no Python identifier or a name
+  the module uses (`@np`, `@abs`: `python_name`);
 - `ENTRIES`: per host function, what the runtime checks and routes: its Python
   name, the part's argument and result indices in the whole entry, and the entry's
   argument and result types as `(shape, dtype)` pairs;
@@ -80,6 +81,8 @@ class ModulePrinter:
     scope: ModuleOp
     parallel: bool = False
     out: Lines = field(default_factory=Lines)
+    kernel_names: dict[str, str] = field(default_factory=dict[str, str])
+    """The Python name of each kernel, by symbol (`python_name`)."""
     numba_kernels: dict[str, func.FuncOp] = field(default_factory=dict[str, func.FuncOp])
     """The numba kernels of a CPU module by Python name, and the kernel op each was
     printed from (a kernel beginning with library calls is printed as a Python
@@ -178,24 +181,27 @@ class ModulePrinter:
     def kernel(self, op: func.FuncOp) -> None:
         self.out("")
         self.out("")
+        name = self.python_name(op.sym_name.data, "k")
+        self.kernel_names[op.sym_name.data] = name
         if self.on_gpu:
-            print_gpu_kernel(self.out, op, self.module_names())
-        else:
-            epilogue = self.symbols_taken.unique(f"{op.sym_name.data}_epilogue", "k")
-            name = print_cpu_kernel(self.out, op, self.module_names(), self.parallel, epilogue)
-            if name is not None:
-                self.numba_kernels[name] = op
-            for routine, parameters in library_signatures(library_calls(list(op.body.block.ops))):
-                known = self.library_calls.setdefault(routine, [])
-                if parameters not in known:
-                    known.append(parameters)
+            print_gpu_kernel(self.out, op, self.module_names(), name)
+            return
+        epilogue = self.symbols_taken.unique(f"{name}_epilogue", "k")
+        numba_kernel = print_cpu_kernel(
+            self.out, op, self.module_names(), self.parallel, name, epilogue
+        )
+        if numba_kernel is not None:
+            self.numba_kernels[numba_kernel] = op
+        for routine, parameters in library_signatures(library_calls(list(op.body.block.ops))):
+            known = self.library_calls.setdefault(routine, [])
+            if parameters not in known:
+                known.append(parameters)
 
     def host(self, op: func.FuncOp) -> dict[str, Any]:
         self.out("")
         self.out("")
-        return print_host_function(
-            self.out, op, self.module_names(), self.host_name(op.sym_name.data)
-        )
+        name = self.python_name(op.sym_name.data, "f")
+        return print_host_function(self.out, op, self.module_names(), name, self.kernel_names)
 
     @cached_property
     def symbols_taken(self) -> Namespace:
@@ -203,15 +209,15 @@ class ModulePrinter:
         own included (grows as host and epilogue names are made)."""
         return Namespace(RESERVED | self.module_level_names)
 
-    def host_name(self, symbol: str) -> str:
-        """The Python name of host function `@symbol`: the symbol itself where it is
-        an identifier, no keyword and no name the module uses (`@np`, `@abs` would
-        hide NumPy, a builtin), else a unique `f_...` (MLIR allows `@pass`, `@a.b`,
-        `@"x y"`)."""
+    def python_name(self, symbol: str, prefix: str) -> str:
+        """The Python name of function `@symbol` (a kernel, prefix `k`, or a host
+        function, `f`): the symbol itself where it is an identifier, no keyword and
+        no name the module uses (`@np`, `@abs` would hide NumPy, a builtin), else a
+        unique `<prefix>_...` (MLIR allows `@pass`, `@a.b`, `@"x y"`)."""
         taken = symbol in RESERVED or symbol in MODULE_GLOBALS
         if symbol.isidentifier() and not keyword.iskeyword(symbol) and not taken:
             return symbol
-        return self.symbols_taken.unique(f"f_{symbol}", "f")
+        return self.symbols_taken.unique(f"{prefix}_{symbol}", prefix)
 
 
 def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:

@@ -175,6 +175,28 @@ func.func @ENTRIES(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// So is a kernel: a group named `abs` prints as `k_abs`, and its body still
+// calls the builtin.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def [[K:k_abs(_[0-9]+)?]](
+// CHECK-NEXT:      for
+// CHECK-NEXT:          {{^ *}}[[V:[a-z0-9_]+]] = {{[a-z0-9_]+}}[
+// CHECK-NEXT:          {{^ *}}{{[a-z0-9_]+}} = abs([[V]])
+// CHECK:       def main(rt, x):
+// CHECK:           [[K]](x, {{[a-z0-9_]+}})
+// CHECK:       KERNEL_ARGUMENTS = {'[[K]]': [('float32', 1), ('float32', 1)]}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = df.fused(%0 = %x) {kind = "elementwise", name = "abs"} : (tensor<4xf32>) -> tensor<4xf32> {
+    %a = df.abs %0 : (tensor<4xf32>) -> tensor<4xf32>
+    %n = df.neg %a : (tensor<4xf32>) -> tensor<4xf32>
+    df.yield %n : tensor<4xf32>
+  }
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
 // Python names never shadow a name of the module: a value named like the
 // constant's global gets another name, so the global stays what the kernel reads.
 
