@@ -534,7 +534,8 @@ ERRORS: list[tuple[Callable[[], ModuleOp], dict[str, Any], str]] = [
     (
         lambda: three_ops().module(),
         {"devices": "cpu:0;gpu:0"},
-        'bad device "cpu:0;gpu:0" in devices="cpu:0;gpu:0": each must be cpu:N or gpu:N',
+        'bad device "cpu:0;gpu:0" in devices="cpu:0;gpu:0": '
+        "each must be cpu:N or gpu:N (optionally @RANK, as in cpu:0@1)",
     ),
     (
         lambda: three_ops().module(),

@@ -6,6 +6,9 @@ sharing and the packing. This module says what each op means for memory:
 
 - every op result is a buffer of `elements * element width` bytes (`i1` takes a
   byte); `df.recv` writes one, `df.send` and `func.return` only read;
+- with `hold_sends`, a value `df.send` sends lives to the end of the function too, so
+  a transport may read it out of its buffer while the function runs on (MPI's
+  nonblocking sends: `runtime/mpi.py`) and no later op overwrites it meanwhile;
 - function arguments and `df.constant` results are not in the arena (the caller's
   data and static data): they get no offset and are never overwritten;
 - an elementwise op (unary, binary and comparisons, `select`, `addn`, and `cast`
@@ -41,6 +44,7 @@ from dflow.analysis.failures import pass_failure
 from dflow.analysis.liveness import PlanError, Schedule, Step, Value
 from dflow.analysis.memory_plan import MemoryPlan, plan
 from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, require_function
 from dflow.dialects.df.traits import InPlace, ViewLike
@@ -95,10 +99,12 @@ class FunctionSchedule:
     values: list[SSAValue] = field(default_factory=list[SSAValue])
     index: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
     sizes: list[Value] = field(default_factory=list[Value])
+    hold_sends: bool = False
+    """Whether sent values live to the end (the function's return reads them)."""
 
     @staticmethod
-    def of(function: FuncOp) -> FunctionSchedule:
-        schedule = FunctionSchedule(function)
+    def of(function: FuncOp, hold_sends: bool = False) -> FunctionSchedule:
+        schedule = FunctionSchedule(function, hold_sends=hold_sends)
         for argument in function.args:
             schedule.add(argument, in_arena=False)
         for op in function.body.block.ops:
@@ -122,22 +128,31 @@ class FunctionSchedule:
         pairs = tuple((writes[0], self.index[v]) for v in inplace_operands(op))
         source = view_source(op)
         alias = ((writes[0], self.index[source]),) if source is not None else ()
-        return Step(tuple(self.index[v] for v in op.operands), writes, pairs, alias)
+        return Step(tuple(self.index[v] for v in self.reads(op)), writes, pairs, alias)
+
+    def reads(self, op: Operation) -> list[SSAValue]:
+        """What `op` reads: its operands; with `hold_sends`, the return also reads
+        every value the function sends."""
+        if not (self.hold_sends and isinstance(op, ReturnOp)):
+            return list(op.operands)
+        sent = [o.operands[0] for o in self.ops if isinstance(o, SendOp)]
+        return [*op.operands, *sent]
 
     def schedule(self) -> Schedule:
         return Schedule(tuple(self.sizes), tuple(self.step(op) for op in self.ops))
 
 
 def plan_function(
-    function: FuncOp, every_packer: bool = False
+    function: FuncOp, every_packer: bool = False, hold_sends: bool = False
 ) -> tuple[FunctionSchedule, MemoryPlan]:
-    """The schedule of `function` and its plan (`every_packer`: see `memory_plan.plan`);
-    a pass failure for what cannot be planned."""
+    """The schedule of `function` and its plan (`every_packer`: see `memory_plan.plan`;
+    `hold_sends`: sent values live to the end); a pass failure for what cannot be
+    planned."""
     if function.is_declaration:
         raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to plan")
     if len(function.body.blocks) != 1:
         raise _fail(f"@{function.sym_name.data} has several blocks; only straight-line code")
-    schedule = FunctionSchedule.of(function)
+    schedule = FunctionSchedule.of(function, hold_sends)
     try:
         return schedule, plan(schedule.schedule(), every_packer)
     except PlanError as error:

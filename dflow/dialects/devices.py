@@ -1,5 +1,7 @@
 """Device names, shared by both dialects and every pass that places or splits work:
-`cpu:N` and `gpu:N`."""
+`cpu:N` and `gpu:N`, optionally naming the MPI rank they run on: `cpu:0@1` is CPU 0
+of rank 1, so two ranks can each have a `cpu:0` (`gpu:1@2`: CUDA device 1 of rank 2's
+host). Without `@`, a run across ranks puts device `i` of its list on rank `i mod N`."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation
 
-DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+")
-"""Devices are `cpu:N` and `gpu:N`."""
+DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+(@\d+)?")
+"""Devices are `cpu:N` and `gpu:N`, each optionally `@RANK`."""
+
+DEVICE_FORM = "cpu:N or gpu:N (optionally @RANK, as in cpu:0@1)"
+"""How messages about a bad device name say what a device looks like."""
 
 
 def kind_of(device: str) -> str:
@@ -18,10 +23,22 @@ def kind_of(device: str) -> str:
     return device.partition(":")[0]
 
 
-def device_key(device: str) -> tuple[str, int]:
-    """Sort key of `cpu:1`: devices order by kind, then number."""
-    kind, number = device.split(":")
-    return kind, int(number)
+def device_key(device: str) -> tuple[int, str, int]:
+    """Sort key of `cpu:1`: devices order by rank (none first), kind, then number."""
+    local, _, rank = device.partition("@")
+    kind, number = local.split(":")
+    return int(rank or -1), kind, int(number)
+
+
+def rank_of(device: str) -> int | None:
+    """The rank a device names (`cpu:0@1` -> 1), None where it names none."""
+    _, at, rank = device.partition("@")
+    return int(rank) if at else None
+
+
+def local_index(device: str) -> int:
+    """The device's number on its own host: `gpu:1@2` -> 1."""
+    return int(device.partition("@")[0].partition(":")[2])
 
 
 DEFAULT_DEVICE = "cpu:0"

@@ -66,7 +66,7 @@ from xdsl.irdl import (
 from xdsl.traits import NoMemoryEffect, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.dialects.devices import DEVICE_PATTERN
+from dflow.dialects.devices import DEVICE_FORM, DEVICE_PATTERN
 
 
 def element_bytes(type: MemRefType[Attribute]) -> int:
@@ -226,7 +226,7 @@ class LaunchOp(IRDLOperation):
 
 def _check_device(device: StringAttr) -> None:
     if not DEVICE_PATTERN.fullmatch(device.data):
-        raise VerifyException(f"device {device.data!r} is not of the form cpu:N or gpu:N")
+        raise VerifyException(f"device {device.data!r} is not of the form {DEVICE_FORM}")
 
 
 @irdl_op_definition

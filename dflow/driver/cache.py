@@ -41,10 +41,10 @@ SIGNATURES = "signatures.json"
 """The file of an entry that holds its entry functions' signatures (`dflow.driver.arrays`)."""
 
 
-def program_key(text: str, devices: str | None, parallel: bool, passes: str) -> str:
-    """The key of a compiled program: its text, the options it was compiled with and
-    the compiler's fingerprint."""
-    options = (text, devices or "", str(parallel), passes, compiler_fingerprint())
+def program_key(text: str, devices: str | None, parallel: bool, passes: str, part: str = "") -> str:
+    """The key of a compiled program: its text, the options it was compiled with
+    (`part`: which devices of it, for one MPI rank) and the compiler's fingerprint."""
+    options = (text, devices or "", str(parallel), passes, part, compiler_fingerprint())
     return hashlib.sha256("\0".join(options).encode()).hexdigest()[:24]
 
 

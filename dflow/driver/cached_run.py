@@ -59,7 +59,7 @@ def show_outputs(args: argparse.Namespace, outputs: list[Array]) -> None:
 def run_cached(args: argparse.Namespace, source: Source) -> list[Array] | None:
     """The outputs of `dflow run` (`args`) of `source` from its cache entry, or None
     when it has no entry that can run it so."""
-    if args.interpret or args.shape:
+    if args.interpret or args.shape or args.mpi:
         return None
     directory = private_cache_entry(
         program_key(source.text, args.devices, args.parallel, args.passes)

@@ -1,12 +1,13 @@
 """The `dflow` command line.
 
 `dflow run FILE [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]
-[--devices cpu:0,cpu:1] [--timeout S] [--parallel] [-p PIPELINE]` parses and
+[--devices cpu:0,cpu:1] [--timeout S] [--parallel] [--mpi] [-p PIPELINE]` parses and
 verifies the program, runs the passes of `-p`, compiles it (once: the emitted
 modules are cached, see `dflow.driver.compiler`) and runs its entry function;
 `--interpret` runs the reference interpreter instead. With `--devices`, or pins in
 the program, or a program already partitioned, each device's part runs in its own
-thread. `dflow compile FILE -o DIR` writes each device's Python module
+thread; with `--mpi`, under `mpirun -n N`, each on an MPI rank (`dflow.driver.ranks`).
+`dflow compile FILE -o DIR` writes each device's Python module
 (`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's arena, its
 lower bound and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
 the graph. `dflow opt FILE -p PIPELINE` is `xdsl-opt` with one-line errors
@@ -28,7 +29,7 @@ from importlib import import_module
 from typing import NoReturn
 
 from dflow.driver.arrays import DEFAULT_SEED
-from dflow.driver.errors import DflowError, first_line
+from dflow.driver.errors import DflowError, QuietFailureError, first_line
 from dflow.driver.onnx_input import parse_shape
 from dflow.driver.program_text import display_name
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
@@ -242,6 +243,12 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compile CPU kernels with numba's parallel=True (prange over the outer loop)",
     )
+    run.add_argument(
+        "--mpi",
+        action="store_true",
+        help="run under mpirun, each device on an MPI rank: device i of --devices on rank "
+        "i mod N, or the rank it names (cpu:0@1); rank 0 reads the inputs and writes the results",
+    )
     run.set_defaults(handler=f"{COMMANDS}:run")
 
 
@@ -289,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # the reader of stdout went away (`dflow import m.onnx | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except QuietFailureError:  # another MPI rank reports why
         return 1
     except Exception as error:
         print(_failure(display_name(args.file), error), file=sys.stderr)

@@ -175,14 +175,50 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.mpi:
+        run_on_mpi(args)
+        return
     key, module = _load_runnable(args)
-    if is_partitioned(module):
-        function = entry_signature(module, args.entry)
-    else:
-        function = feeds.find_entry(module, args.entry)
+    function = _whole_entry(module, args.entry)
     inputs = _inputs(args, function)
     if args.interpret:
         outputs = _run_interpreted(args, module, inputs)
     else:
         outputs = _run_compiled(args, key, module, inputs)
     show_outputs(args, outputs)
+
+
+def run_on_mpi(args: argparse.Namespace) -> None:
+    """`dflow run --mpi` on this rank: every rank reads, partitions and builds its part
+    (the whole command's failures reported by rank 0 alone), then runs; rank 0 reads
+    the inputs and shows the outputs."""
+    from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
+
+    world = ranks.start_world()
+    root = world.rank == ranks.ROOT
+    prepared: dict[str, Any] = {}
+
+    def build() -> ranks.MpiProgram:
+        key, module = _load_runnable(args)
+        function = _whole_entry(module, args.entry)
+        prepared["types"] = ranks.entry_types(function)
+        prepared["inputs"] = _inputs(args, function) if root else None
+        options = ranks.RankOptions(key, args.interpret, args.passes, args.parallel)
+        return ranks.rank_program(world, module, args.devices, options)
+
+    try:
+        program = ranks.ready(world, build, args.timeout)
+        outputs = ranks.run_on_ranks(
+            program, args.entry, prepared["types"], prepared["inputs"], args.timeout
+        )
+    except DflowError as error:
+        error.location = error.location or display_name(args.file)
+        raise
+    if outputs is not None:
+        show_outputs(args, outputs)
+
+
+def _whole_entry(module: ModuleOp, entry: str) -> FuncOp:
+    if is_partitioned(module):
+        return entry_signature(module, entry)
+    return feeds.find_entry(module, entry)

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Generator, Mapping
+from collections.abc import Collection, Generator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.analysis.function_schedule import plan_entry
 from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
+from dflow.dialects.df.symbols import device_modules
 from dflow.driver import feeds
 from dflow.driver.cache import (
     SCRATCH_PREFIX,
@@ -62,19 +63,36 @@ LOWERING_PIPELINE = (
 """From a (partitioned) graph to host functions and kernels."""
 
 
-def lower(module: ModuleOp, devices: str | None = None, timings: Timings | None = None) -> ModuleOp:
+MPI_LOWERING_PIPELINE = LOWERING_PIPELINE.replace(
+    "df-plan-buffers", "df-plan-buffers{hold-sends=true}"
+)
+"""The lowering of a rank's devices under MPI: a sent buffer is kept to the end of its
+function, so MPI sends straight out of the arena (`runtime/mpi.py`)."""
+
+
+def lower(
+    module: ModuleOp,
+    devices: str | None = None,
+    timings: Timings | None = None,
+    only: Collection[str] | None = None,
+) -> ModuleOp:
     """`module` lowered to host functions and kernels, in place, on `devices` (by
     default those its pins name, else cpu:0; see `devices_for`); each step timed into
-    `timings` when given; verified where `DFLOW_VERIFY=1`."""
+    `timings` when given; verified where `DFLOW_VERIFY=1`. With `only` (a rank's
+    devices under MPI), the other devices' parts are dropped once partitioned and the
+    rest lowered for MPI (`MPI_LOWERING_PIPELINE`)."""
     devices = devices_for(module, devices)
     if devices is not None or is_partitioned(module):
         with maybe(
             timings, "placement and partition (df-inline, df-prune, df-place-devices, df-partition)"
         ):
             module = split_for_devices(module, devices)
+    if only is not None:
+        keep_parts(module, only)
     context = make_context()
+    pipeline = LOWERING_PIPELINE if only is None else MPI_LOWERING_PIPELINE
     try:
-        for lowering in parsed_pipeline(LOWERING_PIPELINE).passes:
+        for lowering in parsed_pipeline(pipeline).passes:
             with maybe(timings, lowering.name):
                 lowering.apply(context, module)
         if os.environ.get(VERIFY_VARIABLE) == "1":
@@ -121,16 +139,26 @@ def cyclic_gc_paused() -> Generator[None, None, None]:
             gc.enable()
 
 
+def keep_parts(module: ModuleOp, only: Collection[str]) -> None:
+    """Drop the device modules of a partitioned `module` that are not for `only`."""
+    for device, part in device_modules(module):
+        if device not in only:
+            part.detach()
+            part.erase()
+
+
 def compile_module(
     module: ModuleOp,
     devices: str | None = None,
     parallel: bool = False,
     timings: Timings | None = None,
+    only: Collection[str] | None = None,
 ) -> dict[str, str | bytes]:
-    """The files of each device's module, by name: its Python source (`cpu_0.py`)
-    and the binary file of its large constants (`cpu_0.bin`) where it has some."""
+    """The files of each device's module (of `only` those devices, for MPI: `lower`),
+    by name: its Python source (`cpu_0.py`) and the binary file of its large
+    constants (`cpu_0.bin`) where it has some."""
     with cyclic_gc_paused():
-        lowered = lower(module, devices, timings)
+        lowered = lower(module, devices, timings, only)
         with maybe(timings, "emit Python (-t numba)"):
             return emit_module_files(lowered, parallel)
 
@@ -192,6 +220,7 @@ def compiled_program(
     parallel: bool = False,
     *,
     passes: str = "",
+    only: Collection[str] | None = None,
 ) -> Program:
     """The loaded program of `text` (parsed as `module`, then run through `passes`),
     compiled once per cache key: the text, the options and the compiler's fingerprint.
@@ -201,14 +230,18 @@ def compiled_program(
     modules, the signatures of its entry functions (`SIGNATURES`), with which a later
     `dflow run` of the same text runs it without parsing (`dflow.driver.cached_run`).
     The CPU kernels the kernel store lacks are compiled now, in a process per usable
-    core (`runtime/parallel_compile.py`; on one core they compile at first call)."""
-    directory = private_cache_entry(program_key(text, devices, parallel, passes))
+    core (`runtime/parallel_compile.py`; on one core they compile at first call).
+    `only`: the devices of this rank, under MPI (`lower`); none, an empty program."""
+    if only is not None and not only:
+        return Program([])
+    part = "" if only is None else "mpi:" + ",".join(sorted(only))
+    directory = private_cache_entry(program_key(text, devices, parallel, passes, part))
     if directory.exists():
         mark_used(directory)
     else:
         scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=directory.parent))
         signatures = json.dumps(_entry_signatures(module))
-        write_modules(compile_module(module, devices, parallel), scratch, private=True)
+        write_modules(compile_module(module, devices, parallel, only=only), scratch, private=True)
         _write(scratch / SIGNATURES, signatures.encode(), 0o600)
         try:
             scratch.rename(directory)

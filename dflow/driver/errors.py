@@ -21,3 +21,8 @@ def first_line(error: BaseException) -> str:
     diagnostics follow it with the IR around the failing op)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[0] if lines else type(error).__name__
+
+
+class QuietFailureError(DflowError):
+    """A failure another process reports: the command exits 1 without a line (an
+    MPI rank other than 0 when the run failed; rank 0 prints why)."""

@@ -21,7 +21,7 @@ from xdsl.ir import Attribute, Block, Region
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from dflow.backend.numba.capabilities import NumbaPlaceDevicesPass
-from dflow.dialects.devices import DEFAULT_DEVICE, DEVICE_PATTERN
+from dflow.dialects.devices import DEFAULT_DEVICE, DEVICE_FORM, DEVICE_PATTERN
 from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError, first_line
@@ -90,7 +90,7 @@ def _checked_devices(module: ModuleOp, requested: str) -> str:
         raise DflowError(f"--devices {requested!r} has an empty entry between commas")
     for device in devices:
         if not DEVICE_PATTERN.fullmatch(device):
-            raise DflowError(f"--devices: bad device {device!r}: each must be cpu:N or gpu:N")
+            raise DflowError(f"--devices: bad device {device!r}: each must be {DEVICE_FORM}")
     parts = [device for device, _ in device_modules(module)]
     if parts and sorted(parts) != sorted(devices):
         raise DflowError(
@@ -103,7 +103,7 @@ def is_partitioned(module: ModuleOp) -> bool:
     return bool(device_modules(module))
 
 
-def _indices(function: FuncOp, name: str) -> tuple[int, ...]:
+def part_indices(function: FuncOp, name: str) -> tuple[int, ...]:
     attribute = function.attributes.get(name)
     if not isinstance(attribute, DenseArrayBase):
         raise DflowError(f"@{function.sym_name.data} has no {name}: not made by df-partition")
@@ -120,24 +120,20 @@ class PartitionedRun:
 
     entry: str
     inputs: Sequence[Array]
-    timeout: float
-    channels: Channels = field(init=False)
+    channels: Channels
     results: dict[int, Array] = field(default_factory=dict[int, Array])
     errors: list[tuple[str, Exception]] = field(default_factory=list[tuple[str, Exception]])
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __post_init__(self) -> None:
-        self.channels = Channels(self.timeout)
-
     def run_device(self, device: str, part: ModuleOp) -> None:
         try:
             function = _entry(part, self.entry, device)
-            arguments = [self.inputs[i] for i in _indices(function, annotations.ARGUMENTS)]
+            arguments = [self.inputs[i] for i in part_indices(function, annotations.ARGUMENTS)]
             interpreter = _interpreter(part, self.channels)
             outputs = interpreter.call_op(self.entry, tuple(arguments))
             with self.lock:
                 self.results.update(
-                    zip(_indices(function, annotations.RESULTS), outputs, strict=True)
+                    zip(part_indices(function, annotations.RESULTS), outputs, strict=True)
                 )
         except (InterpretationError, ChannelError, DflowError, ValueError, KeyError) as error:
             with self.lock:
@@ -145,11 +141,32 @@ class PartitionedRun:
             self.channels.abandon()
 
     def first_error(self) -> DflowError | None:
+        """The first real failure (not a receive abandoned because of one), if any."""
         real = [(d, e) for d, e in self.errors if not isinstance(e, ChannelAbandonedError)]
         if not (real or self.errors):
             return None
         device, error = (real or self.errors)[0]
         return DflowError(f"on {device}: {error}")
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether every device that failed only stopped because of another's failure."""
+        return all(isinstance(e, ChannelAbandonedError) for _, e in self.errors)
+
+    def run(self, parts: Sequence[tuple[str, ModuleOp]]) -> dict[int, Array]:
+        """Run each device's part in its own thread: the results, by index in the
+        entry's; the first failure raised as one `DflowError`."""
+        threads = [
+            threading.Thread(target=self.run_device, args=(device, part), name=device)
+            for device, part in parts
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if (error := self.first_error()) is not None:
+            raise error
+        return self.results
 
 
 def entry_signature(module: ModuleOp, entry: str) -> FuncOp:
@@ -161,7 +178,7 @@ def entry_signature(module: ModuleOp, entry: str) -> FuncOp:
         raise DflowError(f"@{entry} has no {annotations.FUNCTION_TYPE}: not made by df-partition")
     block = Block(arg_types=whole.inputs.data)
     for part in parts:
-        for local, index in zip(part.args, _indices(part, annotations.ARGUMENTS), strict=True):
+        for local, index in zip(part.args, part_indices(part, annotations.ARGUMENTS), strict=True):
             block.args[index].name_hint = local.name_hint
     return FuncOp(entry, whole, Region(block))
 
@@ -174,18 +191,8 @@ def run_partitioned(
 ) -> list[Array]:
     """Run `entry` of a partitioned module with every device in its own thread; the
     entry's results in their original order."""
-    run = PartitionedRun(entry, inputs, timeout)
-    threads = [
-        threading.Thread(target=run.run_device, args=(device, part), name=device)
-        for device, part in device_modules(module)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if (error := run.first_error()) is not None:
-        raise error
-    return [run.results[index] for index in sorted(run.results)]
+    results = PartitionedRun(entry, inputs, Channels(timeout)).run(device_modules(module))
+    return [results[index] for index in sorted(results)]
 
 
 def check_gpus(module: ModuleOp, devices: str | None) -> None:
@@ -239,7 +246,7 @@ def _check_part(device: str, function: FuncOp) -> FunctionType:
         (annotations.ARGUMENTS, "argument", own.inputs.data, whole.inputs.data),
         (annotations.RESULTS, "result", own.outputs.data, whole.outputs.data),
     ):
-        indices = _indices(function, attribute)
+        indices = part_indices(function, attribute)
         problem = _index_problem(indices, local, full, kind)
         if problem is not None:
             raise DflowError(f"{where}: {attribute} {problem}", location_of(function))

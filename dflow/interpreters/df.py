@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     Interpreter,
@@ -26,6 +27,7 @@ from xdsl.ir import Operation
 
 from dflow.dialects import df
 from dflow.dialects.df import fusion
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.semantics import evaluate
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S, Channels
 
@@ -97,12 +99,16 @@ class DfFunctions(InterpreterFunctions):
 
     @impl(df.SendOp)
     def run_send(self, interpreter: Interpreter, op: df.SendOp, args: PythonValues) -> PythonValues:
-        self.channels.put(op.key.data, op.destination.data, args[0])
+        value = np.asarray(args[0])  # values are never changed in place: sent as they are
+        self.channels.send(op.key.data, op.source.data, op.destination.data, value, owned=True)
         return ()
 
     @impl(df.RecvOp)
     def run_recv(self, interpreter: Interpreter, op: df.RecvOp, args: PythonValues) -> PythonValues:
-        return (self.channels.take(op.key.data, op.source.data, op.destination.data),)
+        type = op.result.type
+        value = np.empty(tuple(type.get_shape()), numpy_dtype(type.element_type))
+        self.channels.receive(op.key.data, op.source.data, op.destination.data, value)
+        return (value,)
 
     @impl(df.FusedOp)
     def run_fused(

@@ -96,13 +96,17 @@ class PlanBuffersPass(ModulePass):
     """Print, per function, how many results were written in place and the arena, its
     lower bound and the naive size (every result apart, views excepted), in bytes."""
 
+    hold_sends: bool = False
+    """Keep each sent value's buffer to the end of its function: a transport between
+    processes then sends straight out of the arena, without a copy (`dflow run --mpi`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
         for device, scope in device_scopes(op):
             arena = 0
             for function in graph_functions(scope):
-                schedule, memory = plan_function(function)
+                schedule, memory = plan_function(function, hold_sends=self.hold_sends)
                 annotate(schedule, memory)
                 read_in_place(schedule, memory, scope)
                 arena = max(arena, memory.arena_bytes)

@@ -1,8 +1,8 @@
 """Channels between devices, keyed like `df.send`/`df.recv`: one implementation for
 the compiled runtime's device threads and for the interpreter's.
 
-A send puts its value on the channel of its key and destination; a receive waits
-for one on its channel up to a timeout (a condition variable wakes it at once when
+A send puts (a copy of) its value on the channel of its key and destination; a
+receive waits for one on its channel up to a timeout (a condition variable wakes it at once when
 a value arrives), then fails naming the key and both devices. Values on one channel
 are taken first in, first out. When one device fails, `abandon()` wakes every
 waiting receive so the others stop at once.
@@ -13,6 +13,8 @@ from __future__ import annotations
 import threading
 from collections import deque
 from typing import Any
+
+import numpy as np
 
 DEFAULT_RECV_TIMEOUT_S = 30.0
 """Seconds a receive waits for its send before it fails, by default: in the
@@ -39,6 +41,23 @@ class Channels:
         self._values: dict[tuple[str, str], deque[Any]] = {}
         self._ready = threading.Condition()
         self._abandoned = False
+
+    def send(
+        self, key: str, source: str, destination: str, array: Any, *, owned: bool = False
+    ) -> None:
+        """Send `array` on `key` from `source` to `destination`. In memory it is copied,
+        unless `owned` (a fresh array nobody changes); a transport between processes
+        reads it in place, until `finish(source)`."""
+        del source  # one process: the channel is (key, destination)
+        self.put(key, destination, array if owned else np.array(array))
+
+    def receive(self, key: str, source: str, destination: str, into: Any) -> None:
+        """Wait for the value sent on `key` to `destination` and copy it into `into`."""
+        into[...] = self.take(key, source, destination)
+
+    def finish(self, device: str) -> None:
+        """Wait until every send of `device` has been read out of its buffer (at once in
+        memory, where sends copy)."""
 
     def put(self, key: str, destination: str, value: Any) -> None:
         with self._ready:

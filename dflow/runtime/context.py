@@ -66,10 +66,10 @@ class CpuContext:
         return array
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
-        self.channels.put(key, destination, np.array(buffer))
+        self.channels.send(key, self.device, destination, buffer)
 
     def recv(self, key: str, source: str, buffer: Any) -> None:
-        buffer[...] = self.channels.take(key, source, self.device)
+        self.channels.receive(key, source, self.device, buffer)
 
     def to_device(self, array: Any) -> Any:
         return array
@@ -91,7 +91,7 @@ class GpuContext(CpuContext):
         from numba import cuda  # noqa: PLC0415 (only GPU devices need numba.cuda)
 
         self.cuda: Any = cuda  # untyped: its stubs know no device arrays
-        self.index = int(device.partition(":")[2] or 0)
+        self.index = int(device.partition("@")[0].partition(":")[2] or 0)  # gpu:1@2 -> 1
         self._device_arena: Any = None
 
     def select(self) -> None:
@@ -108,11 +108,12 @@ class GpuContext(CpuContext):
         return self._device_arena
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
-        self.channels.put(key, destination, buffer.copy_to_host())
+        self.channels.send(key, self.device, destination, buffer.copy_to_host(), owned=True)
 
     def recv(self, key: str, source: str, buffer: Any) -> None:
-        value = self.channels.take(key, source, self.device)
-        buffer.copy_to_device(np.require(value, buffer.dtype, "C"))
+        host = np.empty(buffer.shape, buffer.dtype)
+        self.channels.receive(key, source, self.device, host)
+        buffer.copy_to_device(host)
 
     def to_device(self, array: Any) -> Any:
         return self.cuda.to_device(np.require(array, requirements="C"))  # keeps 0-d arrays 0-d

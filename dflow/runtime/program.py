@@ -43,8 +43,14 @@ class ProgramError(RuntimeError):
     """A run failed: bad feeds, a device's error, or a receive that timed out."""
 
 
-DEVICE_MODULE = re.compile(r"(cpu|gpu)_\d+\.py")
-"""The file name of a device's module: `cpu_0.py`, `gpu_1.py`."""
+class AbandonedRunError(ProgramError):
+    """A run whose devices only stopped because a device elsewhere failed (another
+    process's, under MPI)."""
+
+
+DEVICE_MODULE = re.compile(r"(cpu|gpu)_\d+(_r\d+)?\.py")
+"""The file name of a device's module: `cpu_0.py`, `gpu_1.py`, `cpu_0_r1.py` (rank 1's
+cpu:0)."""
 
 
 @dataclass
@@ -134,8 +140,15 @@ class Program:
     ) -> list[Any]:
         signature = self.signature(entry)
         feeds = _check_feeds(entry, signature["entry_arguments"], arguments)
-        results: list[Any] = [None] * len(signature["entry_results"])
-        channels = Channels(timeout)
+        results = self.run_parts(entry, feeds, Channels(timeout))
+        return [results[index] for index in range(len(signature["entry_results"]))]
+
+    def run_parts(self, entry: str, feeds: Sequence[Any], channels: Channels) -> dict[int, Any]:
+        """Run each device's part of `entry` on `feeds` (checked; a part reads only
+        the arguments it takes), its transfers over `channels`: the results the parts
+        give, by index in the entry's results. A failure raises the first real one
+        (not a receive abandoned because of it)."""
+        results: dict[int, Any] = {}
         contexts = self.borrow(channels)
         runs = [
             _DeviceRun(part, contexts[part.device], entry, feeds, results, channels)
@@ -147,9 +160,22 @@ class Program:
             self.give_back(contexts)
         failures = [r.error for r in runs if r.error is not None]
         real = [f for f in failures if not isinstance(f, ChannelAbandonedError)]
-        if real or failures:
-            raise ProgramError(str((real or failures)[0]))
+        if real:
+            raise ProgramError(str(real[0]))
+        if failures:
+            raise AbandonedRunError(str(failures[0]))
         return results
+
+    def taken(self, entry: str) -> list[int]:
+        """The arguments of `entry` the devices take, by index."""
+        found = {i for part in self.parts for i in (part.entry(entry) or {}).get("arguments", ())}
+        return sorted(found)
+
+    @property
+    def transfers(self) -> list[tuple[str, str, str]]:
+        """Every transfer the devices make, as `(key, source, destination)`."""
+        found = {tuple(t) for part in self.parts for t in getattr(part.module, "CHANNELS", ())}
+        return sorted(found)  # pyright: ignore[reportReturnType] (triples, as emitted)
 
     def borrow(self, channels: Channels) -> Contexts:
         """A context per device that no other run uses, talking over `channels`."""
@@ -184,8 +210,8 @@ class _DeviceRun:
     part: DevicePart
     context: CpuContext
     entry: str
-    feeds: list[Any]
-    results: list[Any]
+    feeds: Sequence[Any]
+    results: dict[int, Any]
     channels: Channels
     error: BaseException | None = None
 
@@ -196,8 +222,8 @@ class _DeviceRun:
                 return
             host = getattr(self.part.module, signature["function"])
             outputs = host(self.context, *(self.feeds[i] for i in signature["arguments"]))
-            for index, value in zip(signature["results"], outputs, strict=True):
-                self.results[index] = value
+            self.channels.finish(self.part.device)
+            self.results.update(zip(signature["results"], outputs, strict=True))
         except Exception as error:  # every failure is reported; the others stop
             self.error = (
                 error if isinstance(error, ChannelAbandonedError) else _located(self.part, error)

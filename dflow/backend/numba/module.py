@@ -21,6 +21,9 @@ holds, in order:
 - `ENTRIES`: per host function, what the runtime checks and routes: its Python
   name, the part's argument and result indices in the whole entry, and the entry's
   argument and result types as `(shape, dtype)` pairs;
+- `CHANNELS`: every transfer its host functions make, as `(key, source device,
+  destination device)`, sorted: a transport between processes numbers its messages
+  from them (`runtime/mpi.py`);
 - on a CPU, `KERNEL_ARGUMENTS`: each numba kernel's arrays as `(dtype, rank)`
   pairs, and `LIBRARY_CALLS`: the library routines kernels call from Python (a
   kernel that begins with library calls makes them from a plain function, then
@@ -54,6 +57,7 @@ from dflow.backend.numba.host import print_host_function
 from dflow.backend.numba.kernel import SCALAR_HELPERS
 from dflow.backend.numba.names import RESERVED, Names, Namespace, dtype_of
 from dflow.backend.numba.printer import Lines
+from dflow.dialects import dfrt
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_scopes, graph_functions, kernel_functions
@@ -68,7 +72,16 @@ CONSTANTS_SUFFIX = ".bin"
 """The binary file of `cpu_0.py`'s constants is `cpu_0.bin`."""
 
 MODULE_GLOBALS = frozenset(
-    {"DEVICE", "THREADS", "ENTRIES", "KERNEL_ARGUMENTS", "LIBRARY_CALLS", "_inline", "_kernel"}
+    {
+        "DEVICE",
+        "THREADS",
+        "ENTRIES",
+        "CHANNELS",
+        "KERNEL_ARGUMENTS",
+        "LIBRARY_CALLS",
+        "_inline",
+        "_kernel",
+    }
     | set(re.findall(r"^def (\w+)", SCALAR_HELPERS, re.MULTILINE))
 )
 """The names every module defines besides its symbols: globals and helpers."""
@@ -128,6 +141,7 @@ class ModulePrinter:
         out("")
         out("")
         out(f"ENTRIES = {entries!r}")
+        out(f"CHANNELS = {self.channels()!r}")
         if not self.on_gpu:
             out(f"KERNEL_ARGUMENTS = {kernel_arguments(self.numba_kernels)!r}")
             out(f"LIBRARY_CALLS = {self.library_calls!r}")
@@ -197,6 +211,16 @@ class ModulePrinter:
             if parameters not in known:
                 known.append(parameters)
 
+    def channels(self) -> list[tuple[str, str, str]]:
+        """Each transfer of the host functions: `(key, source, destination)`, sorted."""
+        found: set[tuple[str, str, str]] = set()
+        for op in self.scope.walk():
+            if isinstance(op, dfrt.SendOp):
+                found.add((op.key.data, self.device, op.destination.data))
+            elif isinstance(op, dfrt.RecvOp):
+                found.add((op.key.data, op.source.data, self.device))
+        return sorted(found)
+
     def host(self, op: func.FuncOp) -> dict[str, Any]:
         self.out("")
         self.out("")
@@ -229,8 +253,8 @@ def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:
 
 
 def module_file_name(device: str) -> str:
-    """`cpu:0` -> `cpu_0.py`."""
-    return device.replace(":", "_") + ".py"
+    """`cpu:0` -> `cpu_0.py`, `cpu:0@1` -> `cpu_0_r1.py` (the module of rank 1's cpu:0)."""
+    return device.replace(":", "_").replace("@", "_r") + ".py"
 
 
 def emit_module_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:

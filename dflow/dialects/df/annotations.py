@@ -9,7 +9,7 @@ from xdsl.ir import Operation
 # Set by users and the graph passes.
 
 DEVICE = "df.device"
-"""String `cpu:N` or `gpu:N`: where the op runs (on a device module of a
+"""String `cpu:N` or `gpu:N`, optionally `@RANK`: where the op runs (on a device module of a
 partitioned module: the device it is for)."""
 COLOCATE = "df.colocate"
 """String: ops with the same group name run on one device."""

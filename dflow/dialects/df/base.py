@@ -13,7 +13,7 @@ from xdsl.irdl import IRDLOperation, ParsePropInAttrDict
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.dialects.devices import DEVICE_PATTERN
+from dflow.dialects.devices import DEVICE_FORM, DEVICE_PATTERN
 from dflow.dialects.df import annotations
 from dflow.dialects.df.folding import fold_op
 from dflow.dialects.df.shapes import ShapeError
@@ -67,8 +67,7 @@ class DfOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterfa
             return
         if not isinstance(device, StringAttr) or not DEVICE_PATTERN.fullmatch(device.data):
             raise VerifyException(
-                f'{self.name}: {annotations.DEVICE} must be a string like "cpu:0" or '
-                f'"gpu:1", got {device}'
+                f"{self.name}: {annotations.DEVICE} must be a string {DEVICE_FORM}, got {device}"
             )
 
 

@@ -13,7 +13,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.dialects.devices import DEVICE_PATTERN
+from dflow.dialects.devices import DEVICE_FORM, DEVICE_PATTERN
 from dflow.dialects.df.base import DfOp
 
 
@@ -31,7 +31,7 @@ class TransferOp(DfOp, abc.ABC):
     def verify_types(self) -> None:
         for device in (self.source.data, self.destination.data):
             if not DEVICE_PATTERN.fullmatch(device):
-                raise VerifyException(f"device {device!r} is not of the form cpu:N or gpu:N")
+                raise VerifyException(f"device {device!r} is not of the form {DEVICE_FORM}")
         if self.source == self.destination:
             raise VerifyException(f"sends from {self.source.data} to itself")
 

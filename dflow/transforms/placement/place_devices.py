@@ -41,7 +41,7 @@ from xdsl.passes import ModulePass
 
 from dflow.analysis.cost_model import CostModel
 from dflow.analysis.failures import pass_failure
-from dflow.dialects.devices import DEVICE_PATTERN, DeviceCapabilities, kind_of
+from dflow.dialects.devices import DEVICE_FORM, DEVICE_PATTERN, DeviceCapabilities, kind_of
 from dflow.dialects.df import annotations
 from dflow.dialects.df.base import DfOp
 from dflow.transforms.placement.colocation import (
@@ -67,7 +67,7 @@ def parse_devices(spec: str) -> tuple[str, ...]:
         raise fail('devices is empty: list them as devices="cpu:0,gpu:0"')
     for device in devices:
         if not DEVICE_PATTERN.fullmatch(device):
-            raise fail(f'bad device "{device}" in devices="{spec}": each must be cpu:N or gpu:N')
+            raise fail(f'bad device "{device}" in devices="{spec}": each must be {DEVICE_FORM}')
         if devices.count(device) > 1:
             raise fail(f'device {device} is listed twice in devices="{spec}"')
     return devices

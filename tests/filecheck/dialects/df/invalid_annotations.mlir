@@ -3,7 +3,7 @@
 // `df.device` must be a string naming a device, `cpu:N` or `gpu:N`, on every
 // df op.
 
-// CHECK: {{^}}df.exp: df.device must be a string like "cpu:0" or "gpu:1", got "tpu:0"{{$}}
+// CHECK: {{^}}df.exp: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got "tpu:0"{{$}}
 func.func @unknown_kind(%x: tensor<4xf32>) {
   %0 = df.exp %x {df.device = "tpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
   func.return
@@ -11,7 +11,7 @@ func.func @unknown_kind(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.add: df.device must be a string like "cpu:0" or "gpu:1", got "cpu"{{$}}
+// CHECK: {{^}}df.add: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got "cpu"{{$}}
 func.func @no_index(%x: tensor<4xf32>) {
   %0 = df.add %x, %x {df.device = "cpu"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return
@@ -19,7 +19,7 @@ func.func @no_index(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.matmul: df.device must be a string like "cpu:0" or "gpu:1", got 0 : i64{{$}}
+// CHECK: {{^}}df.matmul: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got 0 : i64{{$}}
 func.func @not_a_string(%x: tensor<4x4xf32>) {
   %0 = df.matmul %x, %x {df.device = 0 : i64, transpose_b = true} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   func.return
@@ -27,7 +27,7 @@ func.func @not_a_string(%x: tensor<4x4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.constant: df.device must be a string like "cpu:0" or "gpu:1", got "gpu:-1"{{$}}
+// CHECK: {{^}}df.constant: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got "gpu:-1"{{$}}
 func.func @negative_index() {
   %0 = df.constant {df.device = "gpu:-1"} dense<1.0> : tensor<4xf32>
   func.return
@@ -35,7 +35,7 @@ func.func @negative_index() {
 
 // -----
 
-// CHECK: {{^}}df.send: df.device must be a string like "cpu:0" or "gpu:1", got "cpu:0,gpu:0"{{$}}
+// CHECK: {{^}}df.send: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got "cpu:0,gpu:0"{{$}}
 func.func @device_list(%x: tensor<4xf32>) {
   df.send %x {key = "k", from = "cpu:0", to = "gpu:0", df.device = "cpu:0,gpu:0"} : (tensor<4xf32>) -> ()
   func.return
@@ -43,7 +43,7 @@ func.func @device_list(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.recv: df.device must be a string like "cpu:0" or "gpu:1", got "GPU:0"{{$}}
+// CHECK: {{^}}df.recv: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got "GPU:0"{{$}}
 func.func @upper_case() {
   %0 = df.recv {key = "k", from = "cpu:0", to = "gpu:0", df.device = "GPU:0"} : () -> tensor<4xf32>
   func.return
@@ -51,7 +51,7 @@ func.func @upper_case() {
 
 // -----
 
-// CHECK: {{^}}df.reduce_sum: df.device must be a string like "cpu:0" or "gpu:1", got "gpu:0 "{{$}}
+// CHECK: {{^}}df.reduce_sum: df.device must be a string cpu:N or gpu:N (optionally @RANK, as in cpu:0@1), got "gpu:0 "{{$}}
 func.func @trailing_space(%x: tensor<4xf32>) {
   %0 = df.reduce_sum %x {df.device = "gpu:0 ", df.backward} : (tensor<4xf32>) -> tensor<f32>
   func.return

@@ -3,7 +3,7 @@
 // Errors of df.send and df.recv: device names, a transfer to the same device,
 // missing or ill-typed properties, and types outside the dialect.
 
-// CHECK: {{^}}df.send: device 'tpu:0' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}df.send: device 'tpu:0' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @send_bad_from(%x: tensor<4xf32>) {
   df.send %x {key = "k", from = "tpu:0", to = "gpu:0"} : (tensor<4xf32>) -> ()
   func.return
@@ -11,7 +11,7 @@ func.func @send_bad_from(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.send: device 'gpu' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}df.send: device 'gpu' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @send_bad_to(%x: tensor<4xf32>) {
   df.send %x {key = "k", from = "cpu:0", to = "gpu"} : (tensor<4xf32>) -> ()
   func.return
@@ -19,7 +19,7 @@ func.func @send_bad_to(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.recv: device 'cpu:a' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}df.recv: device 'cpu:a' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @recv_bad_from() {
   %0 = df.recv {key = "k", from = "cpu:a", to = "gpu:0"} : () -> tensor<4xf32>
   func.return
@@ -27,7 +27,7 @@ func.func @recv_bad_from() {
 
 // -----
 
-// CHECK: {{^}}df.recv: device 'GPU:0' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}df.recv: device 'GPU:0' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @recv_bad_to() {
   %0 = df.recv {key = "k", from = "cpu:0", to = "GPU:0"} : () -> tensor<4xf32>
   func.return
@@ -35,7 +35,7 @@ func.func @recv_bad_to() {
 
 // -----
 
-// CHECK: {{^}}df.send: device 'cpu:0 ' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}df.send: device 'cpu:0 ' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @send_trailing_space(%x: tensor<4xf32>) {
   df.send %x {key = "k", from = "gpu:1", to = "cpu:0 "} : (tensor<4xf32>) -> ()
   func.return

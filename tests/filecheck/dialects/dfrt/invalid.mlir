@@ -159,7 +159,7 @@ builtin.module {
 
 // -----
 
-// CHECK: {{^}}device 'tpu:0' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}device 'tpu:0' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @send_bad_device(%x: memref<4xf32>) {
   dfrt.send %x {key = "main.k0", to = "tpu:0"} : memref<4xf32>
   func.return
@@ -167,7 +167,7 @@ func.func @send_bad_device(%x: memref<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}device 'cpu' is not of the form cpu:N or gpu:N{{$}}
+// CHECK: {{^}}device 'cpu' is not of the form cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
 func.func @recv_bad_device(%x: memref<4xf32>) {
   dfrt.recv %x {key = "main.k0", from = "cpu"} : memref<4xf32>
   func.return
