@@ -356,6 +356,7 @@ def test_report_numbers_by_hand(tmp_path: Path) -> None:
         "pass",
         "strategy",
         "devices",
+        "ranks",
         "host",
         "cost_model",
         "makespan_s",
@@ -368,6 +369,7 @@ def test_report_numbers_by_hand(tmp_path: Path) -> None:
         "cpu:0",
     )
     assert report["devices"] == ["cpu:0", "gpu:0"]
+    assert report["ranks"] == {"cpu:0": None, "gpu:0": None}
     assert report["cost_model"]["link_latency_us"] == 5.0
     (main,) = report["functions"]
     assert main["name"] == "main"

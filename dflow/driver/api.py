@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,6 +47,9 @@ from dflow.frontend.builder import Graph
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from dflow.runtime.mpi import MpiProgram
 
 Array = NDArray[Any]
 ProgramLike = Graph | ModuleOp | str | os.PathLike[str] | Any
@@ -126,6 +129,7 @@ def compile(
     passes: str | None = None,
     parallel: bool = False,
     shapes: Shapes | None = None,
+    mpi: bool = False,
 ) -> Program:
     """Compile `program` and load it: a `Program` that runs `entry` when called.
 
@@ -135,13 +139,29 @@ def compile(
     `{"input": (1, 3, 224, 224)}`). `devices`: a list such as `"cpu:0,gpu:0"` to place and partition
     on (default: the devices the program's pins name, else `cpu:0`). `passes`: an
     `xdsl-opt` pipeline run first (`"df-optimize"`). `parallel`: CPU kernels with
-    numba's `parallel=True`. Raises `DflowError` for a program dflow cannot compile.
+    numba's `parallel=True`. `mpi`: run under `mpirun`, each device on an MPI rank
+    (device `i` on rank `i mod N`, or the rank it names: `cpu:0@1`); every rank calls
+    `compile` and then the program alike, rank 0's arguments are used and rank 0 gets
+    the results (the others get None). Raises `DflowError` for a program dflow cannot
+    compile.
     """
     passes = passes or ""
     text, name, module = _source(program, shapes)
     module = load_text(text, name, passes) if module is None else load_module(module, passes)
     check_runnable_module(module)
-    return Program(module, text, devices_for(module, devices), parallel, passes, entry)
+    return Program(module, text, devices_for(module, devices), parallel, passes, entry, mpi)
+
+
+def _on_ranks(
+    module: ModuleOp, text: str, devices: str | None, parallel: bool, passes: str
+) -> MpiProgram:
+    """This MPI rank's part of the program, every rank ready (`driver/ranks.py`)."""
+    from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
+
+    world = ranks.start_world()
+    options = ranks.RankOptions(text, passes=passes, parallel=parallel)
+    timeout = DEFAULT_RECV_TIMEOUT_S
+    return ranks.ready(world, lambda: ranks.rank_program(world, module, devices, options), timeout)
 
 
 def _result(outputs: Sequence[Array]) -> Array | tuple[Array, ...]:
@@ -164,6 +184,7 @@ class Program:
         parallel: bool,
         passes: str,
         entry: str = "main",
+        mpi: bool = False,
     ):
         self.module = module.clone()
         """The program as it was checked, before the lowering (for `interpret`)."""
@@ -175,6 +196,12 @@ class Program:
         self.callable_entries: dict[str, Entry] = {}
         if entry not in self.entries:
             raise DflowError(f"no function @{entry} to run (functions: {self._names()})")
+        self.ranked: MpiProgram | None = None
+        """This rank's part, under MPI (`mpi=True`)."""
+        if mpi:
+            self.ranked = _on_ranks(module.clone(), text, devices, parallel, passes)
+            self.loaded = cast(LoadedProgram, self.ranked.parts)
+            return
         check_gpus(module, devices)
         self.loaded: LoadedProgram = compiled_program(
             text, module, devices, parallel, passes=passes
@@ -220,7 +247,7 @@ class Program:
             found = self.callable_entries.setdefault(entry, Entry(self, entry))
         return found
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
+    def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...] | None:
         return self[self.entry](*args, **kwargs)
 
     def interpret(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
@@ -272,12 +299,26 @@ class Entry:
         except DflowError as error:
             raise FeedError(error.message) from None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
+    def __call__(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...] | None:
+        ranked = self.program.ranked
+        if ranked is not None:
+            return self._call_on_ranks(ranked, args, kwargs)
         inputs = self.feeds(args, kwargs)
         try:
             return _result(self.program.loaded.run(self.name, inputs, self.program.timeout))
         except ProgramError as error:
             raise DflowError(str(error)) from None
+
+    def _call_on_ranks(
+        self, ranked: MpiProgram, args: Sequence[Any], kwargs: Mapping[str, Any]
+    ) -> Array | tuple[Array, ...] | None:
+        """A collective call: rank 0's feeds, rank 0's results (None elsewhere)."""
+        from dflow.driver import ranks  # noqa: PLC0415 (MPI is loaded only for mpi=True)
+
+        inputs = self.feeds(args, kwargs) if ranked.world.rank == ranks.ROOT else None
+        types = ranks.entry_types(self.program.function(self.name))
+        outputs = ranks.run_on_ranks(ranked, self.name, types, inputs, self.program.timeout)
+        return None if outputs is None else _result(outputs)
 
     def interpret(self, *args: Any, **kwargs: Any) -> Array | tuple[Array, ...]:
         """This entry run by the reference interpreter on the same feeds."""

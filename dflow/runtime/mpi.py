@@ -46,6 +46,9 @@ is waited for at full speed; a long one costs no core)."""
 NAP_S = 50e-6
 """The sleep between polls of a long wait."""
 
+READY_WAIT_S = 300.0
+"""The least time a ready rank waits for the others to be ready (`agree`)."""
+
 STATUS, DECISION, ABORT = 1, 2, 16
 """Tags of the control communicator: a rank's report; rank 0's word; from `ABORT` on,
 a rank failed (`ABORT + ` the run's number)."""
@@ -432,8 +435,10 @@ class MpiProgram:
 def agree(world: World, error: str | None, timeout: float) -> None:
     """Every rank's word that it is ready (collective; `error`: why this one is not):
     rank 0 raises `ProgramError` naming the first rank that failed, the others
-    `RankFailedError`. Each waits up to `timeout` once ready itself, so a rank that
-    compiles much longer than the others, or hangs, ends the run."""
+    `RankFailedError`. Each waits, once ready itself, up to `timeout` and at least
+    `READY_WAIT_S` (compiling takes longer than any transfer should), so a rank that
+    hangs ends the run."""
+    timeout = max(timeout, READY_WAIT_S)
     deadline = time.monotonic() + timeout
     if world.rank != ROOT:
         world.control.send(error, dest=ROOT, tag=STATUS)

@@ -6,6 +6,8 @@ The JSON object:
       "pass": "df-place-devices",
       "strategy": "cost",                      # or "single"
       "devices": ["cpu:0", "gpu:0"],           # as listed
+      "ranks": {"cpu:0": null, "gpu:0@1": 1},  # the MPI rank each names (`dflow run --mpi`
+                                               # names every one), or null
       "host": "cpu:0",                         # where arguments live and results go
       "cost_model": {"cpu_gflops": 50.0, ...}, # the CostModel parameters
       "makespan_s": 0.00123,                   # sum over the functions
@@ -47,6 +49,7 @@ from typing import Any
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 
+from dflow.dialects.devices import rank_of
 from dflow.transforms.placement.schedule import DeviceLoad
 
 RULES = ("pin", "colocation", "heuristic", "capability", "cycle", "cost", "single")
@@ -171,6 +174,7 @@ class PlacementReport:
             "pass": "df-place-devices",
             "strategy": self.strategy,
             "devices": list(self.devices),
+            "ranks": {device: rank_of(device) for device in self.devices},
             "host": self.host,
             "cost_model": self.cost_model,
             "makespan_s": self.makespan_s,
