@@ -225,7 +225,7 @@ class MpiChannels(Channels):
         if not self._remote(destination):
             super().send(key, source, destination, array, owned=owned)
             return
-        buffer = np.require(array, requirements="C")
+        buffer = array if array.flags.c_contiguous else np.ascontiguousarray(array)
         request = self.world.data.Isend(
             buffer, dest=self.ranks[destination], tag=self._tag(key, source, destination)
         )
@@ -262,6 +262,8 @@ class MpiChannels(Channels):
             )
 
     def _wait(self, request: Any, on_timeout: Callable[[], str]) -> None:
+        if request.Test():  # done already: the common case of a small transfer
+            return
         try:
             self.world.wait(request, time.monotonic() + self.timeout, on_timeout)
         except ChannelAbandonedError:
