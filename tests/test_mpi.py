@@ -32,14 +32,18 @@ def mpirun(
     ranks: int, *args: str | Path, timeout: float = 120, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`mpirun -n RANKS python -m dflow ARGS` (oversubscribed: CI has 2 cores)."""
-    launcher = shutil.which("mpirun", path=str(Path(sys.executable).parent)) or "mpirun"
-    command = [launcher, "--oversubscribe", "-n", str(ranks)]
-    if os.geteuid() == 0:
-        command.insert(1, "--allow-run-as-root")
-    command += [sys.executable, "-m", "dflow", *map(str, args)]
+    command = [*launcher(ranks), sys.executable, "-m", "dflow", *map(str, args)]
     return subprocess.run(
         command, capture_output=True, text=True, check=False, timeout=timeout, env=env, cwd=ROOT
     )
+
+
+def launcher(ranks: int) -> list[str]:
+    """`mpirun` of the environment's Open MPI for `ranks` processes, oversubscribed
+    (CI has 2 cores), allowed to run as root where the tests do."""
+    mpirun = shutil.which("mpirun", path=str(Path(sys.executable).parent)) or "mpirun"
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    return [mpirun, *root, "--oversubscribe", "-n", str(ranks)]
 
 
 def outputs(path: Path) -> list[np.ndarray]:
@@ -224,3 +228,39 @@ def test_the_placement_report_says_each_devices_rank(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     placed = json.loads(report.read_text())
     assert placed["ranks"] == {"cpu:0@0": 0, "cpu:1@1": 1, "cpu:2@1": 1}
+
+
+API_SCRIPT = """
+import sys
+import numpy as np
+import dflow
+
+program = dflow.compile(sys.argv[1], devices="cpu:0,cpu:1", mpi=True)
+rng = np.random.default_rng(5)
+feeds = [rng.standard_normal(a.shape).astype(a.dtype) for a in program.signature().arguments]
+for call in range(2):  # a program is called again, as a training loop would
+    got = program(*feeds)
+    rank = program.ranked.world.rank
+    if rank == 0:
+        np.save(f"{sys.argv[2]}{call}.npy", got)
+    else:
+        assert got is None, got
+"""
+
+
+def test_the_python_api_across_ranks(tmp_path: Path) -> None:
+    """`dflow.compile(..., mpi=True)` in a script every rank runs: rank 0 gets what
+    one process gets, call after call; the others get None."""
+    script = tmp_path / "api.py"
+    script.write_text(API_SCRIPT)
+    command = [*launcher(2), sys.executable, str(script), str(TOWERS), str(tmp_path / "got")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    import dflow  # noqa: PLC0415
+
+    alone = dflow.compile(TOWERS, devices="cpu:0,cpu:1")
+    rng = np.random.default_rng(5)
+    feeds = [rng.standard_normal(a.shape).astype(a.dtype) for a in alone.signature().arguments]
+    want = alone(*feeds)
+    for call in range(2):
+        assert_same_bits([np.load(tmp_path / f"got{call}.npy")], [np.asarray(want)])
