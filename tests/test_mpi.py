@@ -120,6 +120,32 @@ def test_generated_programs_across_ranks(tmp_path: Path, seed: int, ranks: int) 
     assert_same_bits(got, want)
 
 
+GPU_PROGRAM = """
+func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = df.mul %x, %y {df.device = "gpu:0"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = df.add %a, %x {df.device = "gpu:0"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = df.sub %b, %y {df.device = "cpu:0"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %d = df.mul %c, %c {df.device = "gpu:0"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %d, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
+"""
+
+
+def test_a_gpu_on_another_rank_under_the_simulator(tmp_path: Path) -> None:
+    """gpu:0 on rank 1 (numba's CUDA simulator): its buffers cross through the host
+    both ways, and a result it holds goes back to rank 0."""
+    program = tmp_path / "gpu.mlir"
+    program.write_text(GPU_PROGRAM)
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    alone, across = tmp_path / "alone.npz", tmp_path / "across.npz"
+    done = run_dflow("run", program, "--devices", "cpu:0,gpu:0", "--output", alone, env=env)
+    assert done.returncode == 0, done.stderr
+    devices = ("--devices", "cpu:0,gpu:0", "--mpi", "--output", across)
+    ran = mpirun(2, "run", program, *devices, env=env)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert_same_bits(outputs(across), outputs(alone))
+
+
 def test_a_receive_past_the_timeout_names_key_devices_and_ranks(tmp_path: Path) -> None:
     """cpu:1's part (three 1500^3 products) outlasts a 0.05 s timeout: cpu:0's
     receive fails, and the run ends well before the other part would have."""

@@ -33,7 +33,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dflow.runtime.channels import ChannelAbandonedError, Channels, ChannelTimeoutError
+from dflow.runtime.channels import (
+    ChannelAbandonedError,
+    ChannelError,
+    Channels,
+    ChannelTimeoutError,
+)
 from dflow.runtime.program import AbandonedRunError, ProgramError
 
 ROOT = 0
@@ -213,7 +218,7 @@ class MpiChannels(Channels):
     def _tag(self, key: str, source: str, destination: str) -> int:
         tag = self.tags.get((key, source, destination))
         if tag is None:
-            raise ProgramError(
+            raise ChannelError(
                 f"transfer {key!r} from {where(source, self.ranks)} to "
                 f"{where(destination, self.ranks)} is not among the program's transfers"
             )
