@@ -384,3 +384,19 @@ def test_missing_inputs_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     inputs = tmp_path / "absent.npz"
     code, _, err = run_main(capsys, program, "--inputs", inputs)
     assert_one_line_error(code, err, program, None, "cannot read inputs", str(inputs))
+
+
+def test_standard_input_that_is_not_utf8_is_one_line() -> None:
+    """Bytes that are no UTF-8 from a pipe: one line, exit 1 (it was an internal error:
+    the stream's decoder let them through as surrogates)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "dflow", "run", "-"],
+        input=b"\xff\xfe func.func @main() {}",
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert (
+        done.stderr.decode() == "<stdin>: error: cannot read standard input: it is not UTF-8 text\n"
+    )

@@ -5,6 +5,7 @@ every rank in time, rank 0 printing one line that names the rank and device."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -19,7 +20,9 @@ from cli_support import ROOT, run_dflow
 from programgen import generate
 from xdsl.dialects.builtin import StringAttr
 
-from dflow.driver.errors import DflowError
+from dflow.driver.commands import _shared_stdin  # pyright: ignore[reportPrivateUsage]
+from dflow.driver.errors import DflowError, QuietFailureError
+from dflow.driver.program_text import Source
 from dflow.driver.ranks import assign_ranks, explicit_names
 from dflow.runtime.mpi import message_tags
 
@@ -290,3 +293,34 @@ def test_the_python_api_across_ranks(tmp_path: Path) -> None:
     want = alone(*feeds)
     for call in range(2):
         assert_same_bits([np.load(tmp_path / f"got{call}.npy")], [np.asarray(want)])
+
+
+class _Broadcast:
+    """A communicator of which this process is one rank: `bcast` gives rank 0's value."""
+
+    def __init__(self, from_root: object):
+        self.from_root = from_root
+
+    def bcast(self, value: object, root: int) -> object:
+        assert root == 0
+        return self.from_root if value is None else value
+
+
+def test_a_program_from_standard_input_is_shared_by_rank_0(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mpirun gives standard input to rank 0 alone: rank 0 reads it and every rank gets
+    its text; a read that fails is rank 0's line and the others' quiet exit. (Under a
+    real mpirun only where it forwards a pipe: Open MPI 5.0.11's, installed here,
+    hangs on a piped standard input even for plain Python, prrte#2373.)"""
+    text = TOWERS.read_text()
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    read = _shared_stdin(_Broadcast(None), root=True)
+    assert isinstance(read, Source) and read.text == text
+    assert _shared_stdin(_Broadcast(read), root=False) is read
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe bad")))
+    with pytest.raises(DflowError, match="standard input: it is not UTF-8 text") as raised:
+        _shared_stdin(_Broadcast(None), root=True)
+    assert not isinstance(raised.value, QuietFailureError)
+    with pytest.raises(QuietFailureError):
+        _shared_stdin(_Broadcast(raised.value), root=False)

@@ -35,7 +35,7 @@ from dflow.runtime import ProgramError, load_program
 def run_from_cache(args: argparse.Namespace) -> bool:
     """Whether `dflow run` (`args`) ran from the cache; the text it read (once, as a
     pipe is) is left in `args.source` for the whole way."""
-    if is_model(args.file):
+    if is_model(args.file) or args.mpi:  # under MPI only rank 0 reads (`run_on_mpi`)
         return False
     args.source = read_source(args.file)
     outputs = run_cached(args, args.source)
@@ -59,7 +59,7 @@ def show_outputs(args: argparse.Namespace, outputs: list[Array]) -> None:
 def run_cached(args: argparse.Namespace, source: Source) -> list[Array] | None:
     """The outputs of `dflow run` (`args`) of `source` from its cache entry, or None
     when it has no entry that can run it so."""
-    if args.interpret or args.shape or args.mpi:
+    if args.interpret or args.shape:
         return None
     directory = private_cache_entry(
         program_key(source.text, args.devices, args.parallel, args.passes)

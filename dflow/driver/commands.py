@@ -24,7 +24,7 @@ from dflow.driver.compiler import (
     memory_figures,
     write_modules,
 )
-from dflow.driver.errors import DflowError
+from dflow.driver.errors import DflowError, QuietFailureError
 from dflow.driver.loading import check_runnable_module, load_module, load_text
 from dflow.driver.multidevice import (
     check_gpus,
@@ -197,6 +197,8 @@ def run_on_mpi(args: argparse.Namespace) -> None:
     world = ranks.start_world()
     root = world.rank == ranks.ROOT
     prepared: dict[str, Any] = {}
+    if args.file == "-":  # mpirun gives standard input to rank 0 alone: it shares the text
+        args.source = _shared_stdin(world.control, root)
 
     def build() -> ranks.MpiProgram:
         key, module = _load_runnable(args)
@@ -222,3 +224,18 @@ def _whole_entry(module: ModuleOp, entry: str) -> FuncOp:
     if is_partitioned(module):
         return entry_signature(module, entry)
     return feeds.find_entry(module, entry)
+
+
+def _shared_stdin(communicator: Any, root: bool) -> Any:
+    """The program rank 0 reads from standard input, on every rank (collective); a
+    read that fails is rank 0's one line and the others' quiet exit."""
+    read: Any = None
+    if root:
+        try:
+            read = read_source("-")
+        except DflowError as error:
+            read = error
+    read = communicator.bcast(read, root=0)
+    if isinstance(read, DflowError):
+        raise read if root else QuietFailureError("rank 0 could not read the program")
+    return read

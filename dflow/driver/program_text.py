@@ -31,7 +31,7 @@ def read_source(path: str | Path) -> Source:
     """The text at `path`, or standard input for `-`, read exactly once (a pipe or
     `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
     if str(path) == STDIN:
-        return Source(display_name(path), sys.stdin.read())
+        return Source(display_name(path), _read_stdin())
     try:
         return Source(str(path), Path(path).read_text())
     except IsADirectoryError:
@@ -40,3 +40,13 @@ def read_source(path: str | Path) -> Source:
         raise DflowError(f"cannot read {path}: {error.strerror}") from None
     except UnicodeDecodeError:
         raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+def _read_stdin() -> str:
+    """Standard input as UTF-8 text, read as bytes (decoded by the stream, bytes that
+    are not UTF-8 could come through as surrogates and fail later)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    try:
+        return sys.stdin.read() if stream is None else stream.read().decode()
+    except UnicodeDecodeError:
+        raise DflowError("cannot read standard input: it is not UTF-8 text") from None
