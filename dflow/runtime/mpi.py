@@ -142,7 +142,9 @@ class World:
             polls += 1
             if polls > SPINS:
                 time.sleep(NAP_S)
-            if abort and polls % 64 == 0 and self.aborted():
+            if polls % 64:  # the clock and the other ranks, every 64th poll
+                continue
+            if abort and self.aborted():
                 _cancel(request)
                 raise ChannelAbandonedError("stopped: another rank failed")
             if time.monotonic() > deadline:
@@ -212,9 +214,6 @@ class MpiChannels(Channels):
         self._sends: dict[str, list[_Send]] = {}
         self._sends_lock = threading.Lock()
 
-    def _remote(self, device: str) -> bool:
-        return self.ranks[device] != self.world.rank
-
     def _tag(self, key: str, source: str, destination: str) -> int:
         tag = self.tags.get((key, source, destination))
         if tag is None:
@@ -227,25 +226,23 @@ class MpiChannels(Channels):
     def send(
         self, key: str, source: str, destination: str, array: Any, *, owned: bool = False
     ) -> None:
-        if not self._remote(destination):
+        rank = self.ranks[destination]
+        if rank == self.world.rank:
             super().send(key, source, destination, array, owned=owned)
             return
         buffer = array if array.flags.c_contiguous else np.ascontiguousarray(array)
-        request = self.world.data.Isend(
-            buffer, dest=self.ranks[destination], tag=self._tag(key, source, destination)
-        )
+        request = self.world.data.Isend(buffer, rank, self._tag(key, source, destination))
         with self._sends_lock:
             self._sends.setdefault(source, []).append(_Send(request, buffer, key, destination))
 
     def receive(self, key: str, source: str, destination: str, into: Any) -> None:
-        if not self._remote(source):
+        rank = self.ranks[source]
+        if rank == self.world.rank:
             super().receive(key, source, destination, into)
             return
         if self._abandoned:
             raise ChannelAbandonedError(f"df.recv of key {key!r} on {destination}: a device failed")
-        request = self.world.data.Irecv(
-            into, source=self.ranks[source], tag=self._tag(key, source, destination)
-        )
+        request = self.world.data.Irecv(into, rank, self._tag(key, source, destination))
         self._wait(
             request,
             lambda: (
