@@ -7,7 +7,9 @@ modules are cached, see `dflow.driver.compiler`) and runs its entry function;
 `--interpret` runs the reference interpreter instead. With `--devices`, or pins in
 the program, or a program already partitioned, each device's part runs in its own
 thread; with `--mpi`, under `mpirun -n N`, each on an MPI rank (`dflow.driver.ranks`).
-`dflow compile FILE -o DIR` writes each device's Python module
+`dflow bisect FILE -p PIPELINE` names the first pass whose output the interpreter
+finds computing something else (`dflow.driver.bisect`). `dflow compile FILE -o DIR`
+writes each device's Python module
 (`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's arena, its
 lower bound and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
 the graph. `dflow opt FILE -p PIPELINE` is `xdsl-opt` with one-line errors
@@ -133,6 +135,9 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--entry", default="main", help="function to plan (default: main)")
     plan.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     plan.set_defaults(handler=f"{COMMANDS}:plan")
+    _bisect_arguments(
+        commands.add_parser("bisect", help="find the first pass that changes the results")
+    )
     opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
     _opt_arguments(opt)
     opt.set_defaults(handler="dflow.driver.opt:run_opt")
@@ -204,6 +209,40 @@ def _installed(distribution: str) -> str:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return "(not installed)"
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a tolerance: 0 or more")
+    return value
+
+
+def _bisect_arguments(bisect: argparse.ArgumentParser) -> None:
+    bisect.add_argument("file", metavar="FILE", help="the program (.mlir, .onnx; - for stdin)")
+    bisect.add_argument(
+        "-p", "--passes", required=True, metavar="PIPELINE", help="the pipeline to bisect"
+    )
+    bisect.add_argument("--entry", default="main", help="function to run (default: main)")
+    bisect.add_argument(
+        "--inputs", action="append", metavar="FILE", help="the inputs, as dflow run takes them"
+    )
+    bisect.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of random inputs")
+    bisect.add_argument("--devices", metavar="LIST", help="compile the end for these devices")
+    bisect.add_argument("--rtol", type=_tolerance, default=1e-5, help="relative (default 1e-5)")
+    bisect.add_argument("--atol", type=_tolerance, default=1e-8, help="absolute (default 1e-8)")
+    bisect.add_argument(
+        "--timeout",
+        type=_timeout,
+        default=DEFAULT_RECV_TIMEOUT_S,
+        metavar="S",
+        help=f"fail a receive that waits longer (default {DEFAULT_RECV_TIMEOUT_S:g} s)",
+    )
+    _shape_argument(bisect)
+    bisect.set_defaults(handler=f"{COMMANDS}:bisect_program")
 
 
 def _run_arguments(run: argparse.ArgumentParser) -> None:

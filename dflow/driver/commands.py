@@ -239,3 +239,37 @@ def _shared_stdin(communicator: Any, root: bool) -> Any:
     if isinstance(read, DflowError):
         raise read if root else QuietFailureError("rank 0 could not read the program")
     return read
+
+
+def bisect_program(args: argparse.Namespace) -> None:
+    """`dflow bisect`: each pass of `-p` checked against the interpreted input, then
+    the compiled run; the first that differs is named and its IR written beside the
+    input (`dflow.driver.bisect`). Exits 1 when one differs."""
+    from dflow.driver import bisect  # noqa: PLC0415 (only this command needs it)
+
+    parsed_pipeline(args.passes)
+    if is_model(args.file):
+        module = import_onnx(args.file, _shapes(args))[1]
+    else:
+        source = read_source(args.file)
+        module = load_text(source.text, source.name)
+    check_runnable_module(module)
+    function = _whole_entry(module, args.entry)
+    inputs = _inputs(args, function)
+    devices = devices_for(module, args.devices)
+
+    def compiled(lowered: ModuleOp) -> list[Any]:
+        program = compiled_program(str(lowered), lowered, devices)
+        try:
+            return program.run(args.entry, inputs, args.timeout)
+        except ProgramError as error:
+            raise DflowError(str(error)) from None
+
+    tolerance = bisect.Tolerance(args.rtol, args.atol)
+    found = bisect.bisect(module, args.passes, args.entry, inputs, tolerance, compiled)
+    print(bisect.report(found))
+    written = bisect.write_around(found, args.file)
+    if written:
+        print("wrote " + ", ".join(map(str, written)))
+    if found.culprit is not None:
+        raise QuietFailureError("a stage differs")

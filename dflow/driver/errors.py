@@ -24,5 +24,6 @@ def first_line(error: BaseException) -> str:
 
 
 class QuietFailureError(DflowError):
-    """A failure another process reports: the command exits 1 without a line (an
-    MPI rank other than 0 when the run failed; rank 0 prints why)."""
+    """A failure reported already, or by another process: the command exits 1 without
+    a line (an MPI rank other than 0 when the run failed, rank 0 printing why; `dflow
+    bisect` when a stage differs, its report on standard output)."""

@@ -21,6 +21,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes as get_xdsl_passes
+from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, ParameterListType, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.utils.hints import isa
@@ -32,8 +33,22 @@ from dflow.driver.universe import get_all_passes as get_dflow_passes
 
 @cache
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """xDSL's passes and dflow's, by name (dflow's names never clash: `df-*`)."""
-    return {**get_xdsl_passes(), **get_dflow_passes()}
+    """Every installed `xdsl.universe`'s passes by name, as `xdsl-opt` sees them:
+    xDSL's, dflow's (`df-*`) and any plugin's; where a plugin's universe cannot load,
+    xDSL's and dflow's alone (`plugin_failure` says why)."""
+    if plugin_failure() is not None:
+        return {**get_xdsl_passes(), **get_dflow_passes()}
+    return dict(Universe.get_multiverse().all_passes)
+
+
+@cache
+def plugin_failure() -> str | None:
+    """Why the installed `xdsl.universe` plugins cannot be loaded together, if so."""
+    try:
+        Universe.get_multiverse()
+    except Exception as error:  # a third party's import may raise anything
+        return f"{type(error).__name__}: {first_line(error)}"
+    return None
 
 
 @cache
@@ -91,7 +106,9 @@ def _make_pass(arguments: ArgSpec) -> ModulePass:
     if arguments.name not in passes:
         near = difflib.get_close_matches(arguments.name, passes, n=3)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise DflowError(f"unknown pass {arguments.name!r}{hint}")
+        failure = plugin_failure()
+        plugins = f"; the xdsl.universe plugins failed to load ({failure})" if failure else ""
+        raise DflowError(f"unknown pass {arguments.name!r}{hint}{plugins}")
     pass_type = passes[arguments.name]()
     _check_options(pass_type, arguments)
     try:
