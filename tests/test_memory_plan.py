@@ -42,6 +42,7 @@ from dflow.analysis.liveness import (
 from dflow.analysis.memory_plan import MemoryPlan, plan
 from dflow.analysis.packing import PACKERS, FreeList, arena_size
 from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.semantics import evaluate
 from dflow.dialects.df.types import i64_array, static_tensor
@@ -379,6 +380,73 @@ def test_random_partitioned_placements_plan_one_valid_arena_per_device(seed: int
         arena = part.attributes["df.arena_bytes"]
         assert isinstance(device, StringAttr) and isinstance(arena, IntegerAttr)
         assert figures[device.data].arena_bytes == arena.value.data
+
+
+def _with_sends(seed: int) -> tuple[ModuleOp, FuncOp, list[Any], list[Any]]:
+    """A random graph, its feeds and its interpreted results, then a `df.send` of about
+    a third of its values right after each is computed (to another rank's device)."""
+    module = random_graph(seed + 200, min_ops=30, dtype="f32")
+    function = next(iter(module.ops))
+    assert isinstance(function, FuncOp)
+    inputs = random_inputs(function, seed)
+    expected = run_function(module, "main", inputs)
+    rng = random.Random(seed)
+    for index, op in enumerate(list(function.body.block.ops)):
+        if op.results and not isinstance(op, ConstantOp) and rng.random() < 0.35:
+            send = SendOp(op.results[0], f"main.k{index}", "cpu:0", "cpu:0@1")
+            function.body.block.insert_op_after(send, op)
+    return module, function, inputs, expected
+
+
+def _sent_intact(function: FuncOp, inputs: list[Any]) -> tuple[list[Any], bool]:
+    """`run_in_arena` that also keeps a copy of each sent value as it was sent: the
+    results, and whether every sent value's bytes are still in its block at the end
+    (what an MPI send reading the arena while the function runs on needs)."""
+    size = function.attributes["df.arena_bytes"]
+    assert isinstance(size, IntegerAttr)
+    arena = np.random.default_rng(0).integers(0, 256, size.value.data, dtype=np.uint8)
+    values: dict[SSAValue, Any] = dict(zip(function.args, inputs, strict=True))
+    offset: dict[SSAValue, int] = {}
+    sent: list[tuple[SSAValue, Any]] = []
+    for op in function.body.block.ops:
+        if isinstance(op, ReturnOp):
+            results = [_read(arena, offset, values, v) for v in op.arguments]
+            intact = all(
+                np.array_equal(_read(arena, offset, values, v), copy, equal_nan=True)
+                for v, copy in sent
+            )
+            return results, intact
+        if isinstance(op, SendOp):
+            sent.append((op.operands[0], _read(arena, offset, values, op.operands[0])))
+            continue
+        result = evaluate(op, [_read(arena, offset, values, v) for v in op.operands])[0]
+        if isinstance(op, ConstantOp):
+            values[op.results[0]] = result
+            continue
+        offset[op.results[0]] = first_offset(op)
+        _view(arena, offset[op.results[0]], op.results[0])[...] = result
+    raise AssertionError("no return")
+
+
+def test_held_sends_stay_in_their_blocks_to_the_end() -> None:
+    """With `hold-sends`, every sent value's bytes are still in the arena when the
+    function returns, on random graphs, and the results equal the interpreter's;
+    without it, the planner reuses some sent block (so the check can fail)."""
+    reused = 0
+    for seed in range(8):
+        module, function, inputs, expected = _with_sends(seed)
+        free = module.clone()
+        apply_pipeline(module, "df-plan-buffers{hold-sends=true}")
+        module.verify()
+        results, intact = _sent_intact(function, list(inputs))
+        assert intact, seed
+        for got, want in zip(results, expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+        apply_pipeline(free, "df-plan-buffers")
+        free_function = next(iter(free.ops))
+        assert isinstance(free_function, FuncOp)
+        reused += not _sent_intact(free_function, list(inputs))[1]
+    assert reused > 0
 
 
 def mlp_gradient(batch: int = 16) -> ModuleOp:

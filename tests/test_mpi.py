@@ -190,6 +190,27 @@ def test_a_failing_rank_stops_every_rank(tmp_path: Path) -> None:
     assert took < 50, took
 
 
+def test_pins_name_the_devices_without_a_list(tmp_path: Path) -> None:
+    """As in one process, a program whose pins name its devices needs no --devices."""
+    program = tmp_path / "pinned.mlir"
+    program.write_text(GPU_PROGRAM.replace("gpu:0", "cpu:1"))
+    alone, across = tmp_path / "alone.npz", tmp_path / "across.npz"
+    assert run_dflow("run", program, "--output", alone).returncode == 0
+    ran = mpirun(2, "run", program, "--mpi", "--output", across)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert_same_bits(outputs(across), outputs(alone))
+
+
+def test_a_bad_device_is_named_as_given() -> None:
+    run = mpirun(2, "run", TOWERS, "--devices", "cpu:0,tpu:1", "--mpi")
+    assert run.returncode != 0
+    lines = [line for line in run.stderr.splitlines() if "error:" in line]
+    assert lines == [
+        f"{TOWERS}: error: --devices: bad device 'tpu:1': each must be cpu:N or gpu:N "
+        "(optionally @RANK, as in cpu:0@1)"
+    ]
+
+
 def test_a_rank_the_run_lacks_is_one_line() -> None:
     """Without mpirun, a singleton has one rank; a device on rank 1 cannot run."""
     run = run_dflow("run", TOWERS, "--devices", "cpu:0,cpu:0@1", "--mpi")

@@ -32,6 +32,7 @@ from dflow.driver.errors import DflowError, QuietFailureError
 from dflow.driver.multidevice import (
     PartitionedRun,
     check_gpus,
+    devices_for,
     is_partitioned,
     part_indices,
     split_for_devices,
@@ -100,11 +101,13 @@ def rename_pins(module: ModuleOp, names: dict[str, str]) -> None:
 def partition_for_ranks(
     module: ModuleOp, devices: str | None, size: int
 ) -> tuple[ModuleOp, dict[str, int]]:
-    """`module` placed and partitioned for `devices` on `size` ranks, and the rank of
-    each device."""
+    """`module` placed and partitioned for `devices` (checked as given; by default those
+    the program's pins name, as in one process) on `size` ranks, and the rank of each
+    device."""
+    listed = devices_for(module, devices)
     if is_partitioned(module):
         return module, assign_ranks([d for d, _ in device_modules(module)], size)
-    names = explicit_names((devices or DEFAULT_DEVICE).split(","), size)
+    names = explicit_names((listed or DEFAULT_DEVICE).split(","), size)
     rename_pins(module, names)
     explicit = ",".join(names.values())
     return split_for_devices(module, explicit), assign_ranks(list(names.values()), size)

@@ -464,6 +464,6 @@ def agree(world: World, error: str | None, timeout: float) -> None:
         reports[rank] = Report(error=said)
     failure = _failure(reports)
     for rank in range(1, world.size):
-        world.control.isend(failure is None, dest=rank, tag=DECISION)
+        world.control.send(failure is None, dest=rank, tag=DECISION)
     if failure is not None:
         raise ProgramError(failure)
