@@ -106,6 +106,8 @@ def test_the_wrong_pass_is_named_and_its_ir_written(
     assert lines[2] == "first difference: test-flip-add"
     before, after = program.with_suffix(".before.mlir"), program.with_suffix(".after.mlir")
     assert lines[3] == f"wrote {before}, {after}"
+    for written in (before, after):  # IR that parses again
+        assert run_dflow("opt", written, env=plugin_env).returncode == 0
     assert "df.add" in before.read_text() and "df.add" not in after.read_text()
     assert "df.sub" in after.read_text()
     assert "df-prune" not in done.stdout  # it stops at the culprit

@@ -180,7 +180,7 @@ def write_around(bisection: Bisection, source: str) -> list[Path]:
     written = [path.with_suffix(".before.mlir"), path.with_suffix(".after.mlir")]
     for target, module in zip(written, (bisection.before, bisection.after), strict=True):
         try:
-            target.write_text(f"{module}\n")
+            target.write_text(str(module) + "\n")
         except OSError as error:
             raise DflowError(f"cannot write {target}: {error.strerror}") from None
     return written
