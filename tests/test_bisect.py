@@ -4,62 +4,14 @@ pipeline agrees; tolerances are respected; bad input is one line."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 from cli_support import run_dflow
+from plugin_support import install_plugin
 
 from dflow.driver.bisect import Tolerance, difference
-
-PLUGIN = '''
-from dataclasses import dataclass
-
-from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
-from xdsl.universe import Universe
-
-from dflow.dialects import df
-
-
-@dataclass(frozen=True)
-class FlipAddPass(ModulePass):
-    """Wrong on purpose: every df.add becomes a df.sub."""
-
-    name = "test-flip-add"
-
-    def apply(self, ctx, op):
-        for add in [o for o in op.walk() if isinstance(o, df.AddOp)]:
-            Rewriter.replace_op(add, df.SubOp(add.lhs, add.rhs, dict(add.attributes)))
-
-
-@dataclass(frozen=True)
-class FailPass(ModulePass):
-    name = "test-fail"
-
-    def apply(self, ctx, op):
-        from xdsl.utils.exceptions import PassFailedException
-
-        raise PassFailedException("test-fail: it always fails")
-
-
-@dataclass(frozen=True)
-class CrashPass(ModulePass):
-    name = "test-crash"
-
-    def apply(self, ctx, op):
-        raise ValueError("a bug in the plugin")
-
-
-UNIVERSE = Universe(
-    all_passes={
-        "test-flip-add": lambda: FlipAddPass,
-        "test-fail": lambda: FailPass,
-        "test-crash": lambda: CrashPass,
-    }
-)
-'''
 
 PROGRAM = """func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %one = df.constant dense<1.0> : tensor<4x8xf32>
@@ -75,14 +27,7 @@ PROGRAM = """func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor
 def plugin_env(tmp_path: Path) -> dict[str, str]:
     """An environment in which the `flipplug` package and its entry point are installed
     (a package and its `.dist-info` on the path, as pip leaves them)."""
-    root = tmp_path / "site"
-    (root / "flipplug").mkdir(parents=True)
-    (root / "flipplug" / "__init__.py").write_text(PLUGIN)
-    info = root / "flipplug-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: flipplug\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[xdsl.universe]\nflipplug = flipplug:UNIVERSE\n")
-    return {**os.environ, "PYTHONPATH": str(root)}
+    return install_plugin(tmp_path / "site")
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ modules are cached, see `dflow.driver.compiler`) and runs its entry function;
 the program, or a program already partitioned, each device's part runs in its own
 thread; with `--mpi`, under `mpirun -n N`, each on an MPI rank (`dflow.driver.ranks`).
 `dflow bisect FILE -p PIPELINE` names the first pass whose output the interpreter
-finds computing something else (`dflow.driver.bisect`). `dflow compile FILE -o DIR`
+finds computing something else (`dflow.driver.bisect`); `dflow reduce FILE --test CMD`
+shrinks it while `CMD` says it is still interesting (`dflow.driver.reduce`).
+`dflow compile FILE -o DIR`
 writes each device's Python module
 (`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's arena, its
 lower bound and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
@@ -53,11 +55,23 @@ def _seed(text: str) -> int:
     return seed
 
 
-def _timeout(text: str) -> float:
+def _number_of_seconds(text: str) -> float:
     try:
-        timeout = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+
+
+def _seconds(text: str) -> float:
+    """A time of 0 seconds or more."""
+    seconds = _number_of_seconds(text)
+    if not seconds >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds: 0 or more")
+    return seconds
+
+
+def _timeout(text: str) -> float:
+    timeout = _number_of_seconds(text)
     if not timeout > 0:
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
     return timeout
@@ -137,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
     plan.set_defaults(handler=f"{COMMANDS}:plan")
     _bisect_arguments(
         commands.add_parser("bisect", help="find the first pass that changes the results")
+    )
+    _reduce_arguments(
+        commands.add_parser("reduce", help="shrink a program while a test command holds")
     )
     opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
     _opt_arguments(opt)
@@ -243,6 +260,36 @@ def _bisect_arguments(bisect: argparse.ArgumentParser) -> None:
     )
     _shape_argument(bisect)
     bisect.set_defaults(handler=f"{COMMANDS}:bisect_program")
+
+
+def _reduce_arguments(reduce: argparse.ArgumentParser) -> None:
+    reduce.add_argument("file", metavar="FILE", help="the program (.mlir, .onnx; - for stdin)")
+    reduce.add_argument(
+        "--test",
+        required=True,
+        metavar="COMMAND",
+        help="a shell command given a candidate's path (at {}, else at the end): "
+        "exit status 0 while the candidate is still interesting",
+    )
+    reduce.add_argument(
+        "-o", "--output", metavar="OUT.mlir", help="where to write (default: FILE.reduced.mlir)"
+    )
+    reduce.add_argument(
+        "--time-limit",
+        type=_seconds,
+        default=600.0,
+        metavar="S",
+        help="stop after this long, with the smallest program so far (default 600 s)",
+    )
+    reduce.add_argument(
+        "--test-timeout",
+        type=_timeout,
+        default=60.0,
+        metavar="S",
+        help="a test running longer says not interesting (default 60 s)",
+    )
+    _shape_argument(reduce)
+    reduce.set_defaults(handler=f"{COMMANDS}:reduce_program")
 
 
 def _run_arguments(run: argparse.ArgumentParser) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -248,11 +250,7 @@ def bisect_program(args: argparse.Namespace) -> None:
     from dflow.driver import bisect  # noqa: PLC0415 (only this command needs it)
 
     parsed_pipeline(args.passes)
-    if is_model(args.file):
-        module = import_onnx(args.file, _shapes(args))[1]
-    else:
-        source = read_source(args.file)
-        module = load_text(source.text, source.name)
+    module = _read_program(args)
     check_runnable_module(module)
     function = _whole_entry(module, args.entry)
     inputs = _inputs(args, function)
@@ -273,3 +271,52 @@ def bisect_program(args: argparse.Namespace) -> None:
         print("wrote " + ", ".join(map(str, written)))
     if found.culprit is not None:
         raise QuietFailureError("a stage differs")
+
+
+def _read_program(args: argparse.Namespace) -> ModuleOp:
+    """The program of `args.file` as written (an ONNX model imported), no pass run."""
+    if is_model(args.file):
+        return import_onnx(args.file, _shapes(args))[1]
+    source = read_source(args.file)
+    return load_text(source.text, source.name)
+
+
+def reduce_program(args: argparse.Namespace) -> None:
+    """`dflow reduce`: the program made as small as `--test` lets it be
+    (`dflow.driver.reduce`), written to `-o` (default `FILE.reduced.mlir`)."""
+    from dflow.driver import reduce  # noqa: PLC0415 (only this command needs it)
+
+    module = _read_program(args)
+    name = display_name(args.file)
+    output = _reduced_path(args)
+    if not output.parent.is_dir():
+        raise DflowError(f"cannot write {output}: there is no folder {output.parent}", name)
+    with tempfile.TemporaryDirectory(prefix="dflow-reduce-") as folder:
+        test = reduce.CommandTest(args.test, Path(folder) / "candidate.mlir", args.test_timeout)
+        first = test.judge(str(module))
+        if not first.interesting:
+            raise DflowError(f"the input is not interesting: the test {first.why}", name)
+        started = time.monotonic()
+        reducer = reduce.reduce(module, test, args.time_limit, name)
+    before, after = reduce.op_count(module), reduce.op_count(reducer.module)
+    command = " ".join(args.test.split())
+    header = f"// dflow reduce {name}: {before} ops to {after}; the test: {command}"
+    _write(output, f"{header}\n{reducer.module!s}\n")
+    ended = "stopped at the time limit" if reducer.out_of_time() else "reduced"
+    seconds = time.monotonic() - started
+    print(f"{ended}: {before} ops to {after} in {reducer.tests} tests, {seconds:.1f} s: {output}")
+    print("kept: " + ", ".join(f"{n} {reducer.kept[n]} of {t}" for n, t in reducer.tried.items()))
+
+
+def _reduced_path(args: argparse.Namespace) -> Path:
+    """`-o`, else `FILE.reduced.mlir` beside the input (`stdin.reduced.mlir` here)."""
+    if args.output is not None:
+        return Path(args.output)
+    return Path("stdin.mlir" if args.file == "-" else args.file).with_suffix(".reduced.mlir")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError as error:
+        raise DflowError(f"cannot write {path}: {error.strerror}") from None
