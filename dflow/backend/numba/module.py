@@ -21,6 +21,9 @@ holds, in order:
 - `ENTRIES`: per host function, what the runtime checks and routes: its Python
   name, the part's argument and result indices in the whole entry, and the entry's
   argument and result types as `(shape, dtype)` pairs;
+- `KERNELS`: what each kernel the host functions call computes, by Python name:
+  the `df` ops it came from and the cost model's flops and bytes (`df.source`,
+  `df.work`), for traces and profiles (`runtime/trace.py`);
 - `CHANNELS`: every transfer its host functions make, as `(key, source device,
   destination device)`, sorted: a transport between processes numbers its messages
   from them (`runtime/mpi.py`);
@@ -42,7 +45,14 @@ from typing import IO, Any
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.utils.hints import isa
 from xdsl.utils.target import Target
 
 from dflow.backend.numba.cpu_kernel import (
@@ -77,6 +87,7 @@ MODULE_GLOBALS = frozenset(
         "THREADS",
         "ENTRIES",
         "CHANNELS",
+        "KERNELS",
         "KERNEL_ARGUMENTS",
         "LIBRARY_CALLS",
         "_inline",
@@ -105,6 +116,8 @@ class ModulePrinter:
     )
     """The library routines the CPU module's Python calls, with the (dtype, rank)
     of their arguments per call signature (rank -1: a scalar)."""
+    kernels: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    """What each kernel computes, by Python name (`KERNELS`)."""
     constants: bytearray | None = None
     """The binary file beside the module that large constants go to (None: every
     constant in the source)."""
@@ -142,6 +155,7 @@ class ModulePrinter:
         out("")
         out(f"ENTRIES = {entries!r}")
         out(f"CHANNELS = {self.channels()!r}")
+        out(f"KERNELS = {self.kernels!r}")
         if not self.on_gpu:
             out(f"KERNEL_ARGUMENTS = {kernel_arguments(self.numba_kernels)!r}")
             out(f"LIBRARY_CALLS = {self.library_calls!r}")
@@ -197,6 +211,7 @@ class ModulePrinter:
         self.out("")
         name = self.python_name(op.sym_name.data, "k")
         self.kernel_names[op.sym_name.data] = name
+        self.kernels[name] = kernel_facts(op)
         if self.on_gpu:
             print_gpu_kernel(self.out, op, self.module_names(), name)
             return
@@ -242,6 +257,17 @@ class ModulePrinter:
         if symbol.isidentifier() and not keyword.iskeyword(symbol) and not taken:
             return symbol
         return self.symbols_taken.unique(f"{prefix}_{symbol}", prefix)
+
+
+def kernel_facts(op: func.FuncOp) -> dict[str, Any]:
+    """What a trace and a profile say of a kernel: the `df` ops it computes and the
+    cost model's flops and bytes (`df.source`, `df.work`; none for a kernel written
+    by hand without them)."""
+    source = op.attributes.get(annotations.SOURCE)
+    work = op.attributes.get(annotations.WORK)
+    flops, moved = work.get_values() if isinstance(work, DenseArrayBase) else (0, 0)
+    ops = [str(a.data) for a in source] if isa(source, ArrayAttr[StringAttr]) else []
+    return {"ops": ops, "flops": int(flops), "bytes": int(moved)}
 
 
 def emit_modules(module: ModuleOp, parallel: bool = False) -> dict[str, str]:

@@ -37,6 +37,13 @@ FUNCTION_TYPE = "df.function_type"
 KERNEL = "df.kernel"
 """On a kernel `func.func` (`df-bufferize`): unit. On a graph op: the symbol of the
 kernel it runs."""
+SOURCE = "df.source"
+"""On a kernel `func.func` (`df-bufferize`): the names of the `df` ops it computes,
+in order (`["df.matmul", "df.add"]`): what a trace or profile says it ran."""
+WORK = "df.work"
+"""On a kernel `func.func` (`df-bufferize`): `array<i64: flops, bytes>`, the cost
+model's count of its floating-point operations and of the bytes it reads and writes
+(its inputs and outputs: what a fused kernel keeps in registers is not counted)."""
 OFFSET = "df.offset"
 """On an op (`df-plan-buffers`): the arena offset of each of its results, in bytes."""
 ARENA_BYTES = "df.arena_bytes"

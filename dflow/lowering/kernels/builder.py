@@ -32,18 +32,23 @@ from typing import cast
 
 from xdsl.dialects import arith, func, math, memref
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
     UnrankedMemRefType,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from dflow.analysis.cost_model import value_bytes, work_of
 from dflow.dialects.df import nn
 from dflow.dialects.df import shape_ops as so
+from dflow.dialects.df.annotations import SOURCE, WORK
 from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.fusion import FusedOp
@@ -528,4 +533,8 @@ def build_kernel(group: Group, library: Library) -> func.FuncOp:
     body.add(func.ReturnOp())
     kernel = func.FuncOp(group.name, (types, []), Region(block), visibility="private")
     kernel.attributes[KERNEL] = UnitAttr()
+    kernel.attributes[SOURCE] = ArrayAttr([StringAttr(op.name) for op in group.ops])
+    flops = sum(work_of(op).flops for op in group.ops)
+    moved = sum(value_bytes(v) for v in (*group.inputs, *group.outputs))
+    kernel.attributes[WORK] = DenseArrayBase.from_list(i64, [flops, moved])
     return kernel

@@ -2,7 +2,9 @@
 
 // df-bufferize outlines every fusion group and computing op into a private
 // kernel over memrefs (unit attribute df.kernel), inputs then results; the graph
-// op stays and names its kernel in df.kernel = @name. Library routines are
+// op stays and names its kernel in df.kernel = @name. A kernel says which ops it
+// computes (df.source) and the cost model's flops and bytes for it (df.work: its
+// inputs and outputs only), each figure below counted by hand. Library routines are
 // declared once per module, before the kernels. A kernel's index constants are
 // made once, at its start (checked in any order: the order is not the point).
 
@@ -15,7 +17,7 @@
 // CHECK-NEXT:    %{{.*}}, %{{.*}} = df.fused(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) {df.kernel = @fused_add_0, kind = "elementwise", name = "fused_add_0"}
 // CHECK-NOT:   func.func private @dflow_
 // CHECK-LABEL: func.func private @fused_add_0(
-// CHECK-SAME:      %[[X:.*]]: memref<4x1xf32>, %[[Y:.*]]: memref<8xf32>, %[[C:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x8xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<4x1xf32>, %[[Y:.*]]: memref<8xf32>, %[[C:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x8xf32>) attributes {df.kernel, df.source = ["df.add", "df.constant", "df.mul", "df.exp", "df.neg"], df.work = array<i64: 352, 304>} {
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4 : index
@@ -57,7 +59,7 @@ func.func @elementwise(%x: tensor<4x1xf32>, %y: tensor<8xf32>) -> (tensor<4x8xf3
 // CHECK-NEXT:    %{{.*}} = df.fused({{.*}}) {df.kernel = @fused_matmul_0, kind = "contraction", name = "fused_matmul_0"}
 // CHECK:       func.func private @dflow_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64) -> ()
 // CHECK-LABEL: func.func private @fused_matmul_0(
-// CHECK-SAME:      %[[X:.*]]: memref<4x16xf32>, %[[W:.*]]: memref<16x8xf32>, %[[B:.*]]: memref<8xf32>, %[[R:.*]]: memref<4x8xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<4x16xf32>, %[[W:.*]]: memref<16x8xf32>, %[[B:.*]]: memref<8xf32>, %[[R:.*]]: memref<4x8xf32>) attributes {df.kernel, df.source = ["df.matmul", "df.add", "df.relu"], df.work = array<i64: 1088, 928>} {
 // CHECK:         %[[UX:.*]] = "memref.cast"(%[[X]]) : (memref<4x16xf32>) -> memref<*xf32>
 // CHECK-NEXT:    %[[UW:.*]] = "memref.cast"(%[[W]]) : (memref<16x8xf32>) -> memref<*xf32>
 // CHECK-NEXT:    %[[UR:.*]] = "memref.cast"(%[[R]]) : (memref<4x8xf32>) -> memref<*xf32>
@@ -144,7 +146,7 @@ func.func @both(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> (tensor<4x8xf32>,
 // CHECK-LABEL: func.func @reduction(
 // CHECK-NEXT:    df.fused({{.*}}) {df.kernel = @fused_square_0, kind = "reduction"
 // CHECK-LABEL: func.func private @fused_square_0(
-// CHECK-SAME:      %[[X:.*]]: memref<4x8xf32>, %[[R:.*]]: memref<4xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<4x8xf32>, %[[R:.*]]: memref<4xf32>) attributes {df.kernel, df.source = ["df.square", "df.reduce_sum"], df.work = array<i64: 64, 144>} {
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4 : index
@@ -229,7 +231,7 @@ func.func @reduce_all(%x: tensor<2x3xf32>, %y: tensor<4x2xf64>) -> (tensor<1x1xf
 // CHECK-LABEL: func.func @softmax(
 // CHECK-NEXT:    df.softmax %{{.*}} {df.kernel = @softmax_0, axis = 1 : i64}
 // CHECK-LABEL: func.func private @softmax_0(
-// CHECK-SAME:      %[[X:.*]]: memref<2x8xf32>, %[[S:.*]]: memref<2x8xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<2x8xf32>, %[[S:.*]]: memref<2x8xf32>) attributes {df.kernel, df.source = ["df.softmax"], df.work = array<i64: 64, 128>} {
 // CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:    ^{{.*}}(%[[ROW:.*]]: index):
 // CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -302,7 +304,7 @@ func.func @softmax_lanes(%x: tensor<1x20xf32>) -> tensor<1x20xf32> {
 // CHECK-LABEL: func.func @transpose(
 // CHECK-NEXT:    df.transpose %{{.*}} {df.kernel = @transpose_0, perm = array<i64: 2, 0, 1>}
 // CHECK-LABEL: func.func private @transpose_0(
-// CHECK-SAME:      %[[X:.*]]: memref<2x3x4xf32>, %[[T:.*]]: memref<4x2x3xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<2x3x4xf32>, %[[T:.*]]: memref<4x2x3xf32>) attributes {df.kernel, df.source = ["df.transpose"], df.work = array<i64: 0, 192>} {
 // CHECK:         "scf.parallel"({{.*}}) <{operandSegmentSizes = array<i32: 3, 3, 3, 0>}> ({
 // CHECK-NEXT:    ^{{.*}}(%[[I:.*]]: index, %[[J:.*]]: index, %[[K:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[J]], %[[K]], %[[I]]] : memref<2x3x4xf32>
@@ -321,7 +323,7 @@ func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 // CHECK-LABEL: func.func @slice(
 // CHECK-NEXT:    df.slice %{{.*}} {df.kernel = @slice_0,
 // CHECK-LABEL: func.func private @slice_0(
-// CHECK-SAME:      %[[X:.*]]: memref<4x8x2xf32>, %[[R:.*]]: memref<2x6x2xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<4x8x2xf32>, %[[R:.*]]: memref<2x6x2xf32>) attributes {df.kernel, df.source = ["df.slice"], df.work = array<i64: 0, 352>} {
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : index
 // CHECK:         ^{{.*}}(%[[I:.*]]: index, %[[J:.*]]: index, %[[K:.*]]: index):
@@ -342,7 +344,7 @@ func.func @slice(%x: tensor<4x8x2xf32>) -> tensor<2x6x2xf32> {
 // CHECK-LABEL: func.func @concat(
 // CHECK-NEXT:    df.concat %{{.*}}, %{{.*}} {df.kernel = @concat_0, axis = 1 : i64}
 // CHECK-LABEL: func.func private @concat_0(
-// CHECK-SAME:      %[[A:.*]]: memref<2x3xi32>, %[[B:.*]]: memref<2x1xi32>, %[[C:.*]]: memref<2x4xi32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[A:.*]]: memref<2x3xi32>, %[[B:.*]]: memref<2x1xi32>, %[[C:.*]]: memref<2x4xi32>) attributes {df.kernel, df.source = ["df.concat"], df.work = array<i64: 0, 64>} {
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : index
@@ -371,7 +373,7 @@ func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>) -> tensor<2x4xi32> {
 // CHECK-LABEL: func.func @reshape(
 // CHECK-NEXT:    df.reshape %{{.*}} {df.kernel = @reshape_0}
 // CHECK-LABEL: func.func private @reshape_0(
-// CHECK-SAME:      %[[X:.*]]: memref<2x3x4xf32>, %[[R:.*]]: memref<6x4xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<2x3x4xf32>, %[[R:.*]]: memref<6x4xf32>) attributes {df.kernel, df.source = ["df.reshape"], df.work = array<i64: 0, 192>} {
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
@@ -401,7 +403,7 @@ func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
 // broadcast_to reads the size-1 axis at 0 and drops the missing leading axis.
 
 // CHECK-LABEL: func.func private @broadcast_to_0(
-// CHECK-SAME:      %[[X:.*]]: memref<4x1xf32>, %[[R:.*]]: memref<3x4x8xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<4x1xf32>, %[[R:.*]]: memref<3x4x8xf32>) attributes {df.kernel, df.source = ["df.broadcast_to"], df.work = array<i64: 0, 400>} {
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK:         ^{{.*}}(%[[I:.*]]: index, %[[J:.*]]: index, %[[K:.*]]: index):
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[J]], %[[ZERO]]] : memref<4x1xf32>
@@ -422,7 +424,7 @@ func.func @broadcast(%x: tensor<4x1xf32>) -> tensor<3x4x8xf32> {
 // CHECK:       func.func private @dflow_conv2d_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK-NEXT:  func.func private @dflow_conv2d_bias_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK-LABEL: func.func private @conv2d_0(
-// CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[W:.*]]: memref<4x3x3x3xf32>, %[[C:.*]]: memref<1x4x4x3xf32>) attributes {df.kernel} {
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[W:.*]]: memref<4x3x3x3xf32>, %[[C:.*]]: memref<1x4x4x3xf32>) attributes {df.kernel, df.source = ["df.conv2d"], df.work = array<i64: 2592, 1392>} {
 // CHECK-NEXT:    %[[UX:.*]] = "memref.cast"(%[[X]])
 // CHECK-NEXT:    %[[UW:.*]] = "memref.cast"(%[[W]])
 // CHECK-NEXT:    %[[UC:.*]] = "memref.cast"(%[[C]])
@@ -458,10 +460,10 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf
 // CHECK-NEXT:    %[[R:.*]] = df.recv {key = "main.k1", from = "cpu:1", to = "cpu:0"}
 // CHECK-NEXT:    %[[B:.*]] = df.add %[[R]], %[[K]] {df.kernel = @add_1}
 // CHECK-NEXT:    %{{.*}} = df.greater %[[B]], %{{.*}} {df.kernel = @greater_2} : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xi1>
-// CHECK:       func.func private @exp_0(%{{.*}}: memref<4xf64>, %{{.*}}: memref<4xf64>) attributes {df.kernel}
-// CHECK:       func.func private @add_1(%{{.*}}: memref<4xf64>, %[[KK:.*]]: memref<4xf64>, %{{.*}}: memref<4xf64>) attributes {df.kernel}
+// CHECK:       func.func private @exp_0(%{{.*}}: memref<4xf64>, %{{.*}}: memref<4xf64>) attributes {df.kernel, df.source = ["df.exp"], df.work = array<i64: 32, 64>}
+// CHECK:       func.func private @add_1(%{{.*}}: memref<4xf64>, %[[KK:.*]]: memref<4xf64>, %{{.*}}: memref<4xf64>) attributes {df.kernel, df.source = ["df.add"], df.work = array<i64: 4, 96>}
 // CHECK:         memref.load %[[KK]]
-// CHECK:       func.func private @greater_2(%[[BB:.*]]: memref<4xf64>, %[[YY:.*]]: memref<4xf64>, %[[CC:.*]]: memref<4xi1>) attributes {df.kernel}
+// CHECK:       func.func private @greater_2(%[[BB:.*]]: memref<4xf64>, %[[YY:.*]]: memref<4xf64>, %[[CC:.*]]: memref<4xi1>) attributes {df.kernel, df.source = ["df.greater"], df.work = array<i64: 4, 68>}
 // CHECK:         %[[L:.*]] = memref.load %[[BB]]
 // CHECK-NEXT:    %[[M:.*]] = memref.load %[[YY]]
 // CHECK-NEXT:    %[[G:.*]] = arith.cmpf ogt, %[[L]], %[[M]] : f64
