@@ -345,3 +345,32 @@ def test_a_program_from_standard_input_is_shared_by_rank_0(
     assert not isinstance(raised.value, QuietFailureError)
     with pytest.raises(QuietFailureError):
         _shared_stdin(_Broadcast(raised.value), root=False)
+
+
+def test_a_trace_has_a_process_per_rank(tmp_path: Path) -> None:
+    """`--trace` under MPI: rank 0 writes every rank's slices, a process per rank and
+    a track per device; a receive on rank 0 ends after its send on rank 1 began (one
+    clock); `--profile` makes its runs on every rank alike."""
+    path = tmp_path / "trace.json"
+    ran = mpirun(
+        2, "run", TOWERS, "--devices", "cpu:0,cpu:1", "--mpi", "--trace", path, "--profile"
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    trace = json.loads(path.read_text())
+    names = {
+        (e["pid"], e["args"]["name"])
+        for e in trace["traceEvents"]
+        if e["ph"] == "M" and "name" in e["args"]
+    }
+    assert names == {(0, "rank 0"), (1, "rank 1"), (0, "cpu:0@0"), (1, "cpu:1@1")}
+    events = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert {e["pid"] for e in events if e["cat"] == "kernel"} == {0, 1}
+    sends = [e for e in events if e["cat"] == "send"]
+    assert sends and all(e["pid"] == 1 for e in sends)
+    for send in sends:
+        key = send["name"].removeprefix("send ")
+        receive = next(e for e in events if e["name"] == f"recv {key}")
+        assert receive["pid"] == 0 and receive["args"]["from"] == "cpu:1@1"
+        assert receive["ts"] + receive["dur"] >= send["ts"]
+    assert "profile of @main: 20 traced runs" in ran.stderr
+    assert "cpu:1@1" in ran.stderr and "cpu:0@0" in ran.stderr

@@ -47,6 +47,7 @@ from dflow.frontend.builder import Graph
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
+from dflow.runtime.trace import Trace
 
 if TYPE_CHECKING:
     from dflow.runtime.mpi import MpiProgram
@@ -254,6 +255,10 @@ class Program:
         """The entry run by the reference interpreter on the same feeds."""
         return self[self.entry].interpret(*args, **kwargs)
 
+    def trace(self, *args: Any, **kwargs: Any) -> Trace | None:
+        """The entry run once on these feeds, traced: `Entry.trace`."""
+        return self[self.entry].trace(*args, **kwargs)
+
     @cached_property
     def source(self) -> dict[str, str]:
         """The emitted Python of each device, by file name (`cpu_0.py`)."""
@@ -306,6 +311,26 @@ class Entry:
         inputs = self.feeds(args, kwargs)
         try:
             return _result(self.program.loaded.run(self.name, inputs, self.program.timeout))
+        except ProgramError as error:
+            raise DflowError(str(error)) from None
+
+    def trace(self, *args: Any, **kwargs: Any) -> Trace | None:
+        """This entry run once, every kernel, library call, transfer and copy of each
+        device timed (`dflow.runtime.trace`): `trace.results` are the results (as a
+        list), `trace.write("trace.json")` writes the Chrome trace Perfetto opens,
+        `trace.slices` are the timings. A first call loads (or compiles) the kernels:
+        call the program once before the run you mean to look at. Under MPI
+        (`mpi=True`) a collective call: rank 0 gets every rank's trace, others None."""
+        ranked = self.program.ranked
+        if ranked is not None:
+            from dflow.driver import ranks  # noqa: PLC0415 (MPI is loaded only for mpi=True)
+
+            inputs = self.feeds(args, kwargs) if ranked.world.rank == ranks.ROOT else None
+            types = ranks.entry_types(self.program.function(self.name))
+            return ranks.trace_on_ranks(ranked, self.name, types, inputs, self.program.timeout)
+        inputs = self.feeds(args, kwargs)
+        try:
+            return self.program.loaded.trace(self.name, inputs, self.program.timeout)
         except ProgramError as error:
             raise DflowError(str(error)) from None
 

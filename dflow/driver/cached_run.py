@@ -28,6 +28,7 @@ from dflow.driver.arrays import (
 from dflow.driver.cache import SIGNATURES, mark_used, private_cache_entry, program_key
 from dflow.driver.errors import DflowError
 from dflow.driver.onnx_input import is_model
+from dflow.driver.profiling import run_program
 from dflow.driver.program_text import Source, display_name, read_source
 from dflow.runtime import ProgramError, load_program
 
@@ -74,7 +75,7 @@ def run_cached(args: argparse.Namespace, source: Source) -> list[Array] | None:
     else:
         inputs = signature.match_inputs(load_inputs(args.inputs), " ".join(args.inputs))
     try:
-        return program.run(args.entry, inputs, args.timeout)
+        return run_program(program, args, inputs)
     except ProgramError as error:
         raise DflowError(str(error), display_name(args.file)) from None
 

@@ -1,7 +1,8 @@
 """The `dflow` command line.
 
 `dflow run FILE [--entry NAME] [--inputs X.npz] [--output Y.npz] [--interpret]
-[--devices cpu:0,cpu:1] [--timeout S] [--parallel] [--mpi] [-p PIPELINE]` parses and
+[--devices cpu:0,cpu:1] [--timeout S] [--parallel] [--mpi] [-p PIPELINE]
+[--trace T.json] [--profile]` parses and
 verifies the program, runs the passes of `-p`, compiles it (once: the emitted
 modules are cached, see `dflow.driver.compiler`) and runs its entry function;
 `--interpret` runs the reference interpreter instead. With `--devices`, or pins in
@@ -334,6 +335,18 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run under mpirun, each device on an MPI rank: device i of --devices on rank "
         "i mod N, or the rank it names (cpu:0@1); rank 0 reads the inputs and writes the results",
+    )
+    run.add_argument(
+        "--trace",
+        metavar="TRACE.json",
+        help="write a Chrome trace of one run (after a warm-up): a track per device, a slice "
+        "per kernel, library call, transfer and copy (ui.perfetto.dev opens it)",
+    )
+    run.add_argument(
+        "--profile",
+        action="store_true",
+        help="print, to standard error, the time of each kernel and transfer over traced runs, "
+        "with its GFLOP/s and GB/s against this machine's measured roofline",
     )
     run.set_defaults(handler=f"{COMMANDS}:run")
 

@@ -39,6 +39,7 @@ from dflow.driver.multidevice import (
 )
 from dflow.driver.onnx_input import import_onnx, is_model
 from dflow.driver.pipeline import parsed_pipeline
+from dflow.driver.profiling import MPI_PROFILE_RUNS, run_program, show, traced
 from dflow.driver.program_text import display_name, read_source
 from dflow.driver.timing import Timings, maybe
 from dflow.driver.viz import to_dot, write_picture
@@ -156,7 +157,7 @@ def _run_compiled(
     check_gpus(module, devices)
     program = compiled_program(key, module, devices, args.parallel, passes=args.passes)
     try:
-        return program.run(args.entry, inputs, args.timeout)
+        return run_program(program, args, inputs)
     except ProgramError as error:
         raise DflowError(str(error), display_name(args.file)) from None
 
@@ -177,6 +178,8 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
 
 
 def run(args: argparse.Namespace) -> None:
+    if traced(args) and args.interpret:
+        raise DflowError("--trace and --profile time the compiled program: leave out --interpret")
     if args.mpi:
         run_on_mpi(args)
         return
@@ -212,14 +215,33 @@ def run_on_mpi(args: argparse.Namespace) -> None:
 
     try:
         program = ranks.ready(world, build, args.timeout)
-        outputs = ranks.run_on_ranks(
-            program, args.entry, prepared["types"], prepared["inputs"], args.timeout
-        )
+        outputs = _run_ranked(args, program, prepared["types"], prepared["inputs"])
     except DflowError as error:
         error.location = error.location or display_name(args.file)
         raise
     if outputs is not None:
         show_outputs(args, outputs)
+
+
+def _run_ranked(
+    args: argparse.Namespace, program: Any, types: Any, inputs: list[Any] | None
+) -> list[Any] | None:
+    """This rank's part of `dflow run --mpi`'s run (rank 0 gets the outputs): plain,
+    or traced and profiled as `dflow.driver.profiling` does in one process."""
+    from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py)
+
+    outputs = ranks.run_on_ranks(program, args.entry, types, inputs, args.timeout)
+    if not traced(args):
+        return outputs
+    count = MPI_PROFILE_RUNS if args.profile else 1
+    runs = [
+        ranks.trace_on_ranks(program, args.entry, types, inputs, args.timeout) for _ in range(count)
+    ]
+    traces = [trace for trace in runs if trace is not None]
+    if not traces:
+        return None
+    show(args, traces)
+    return traces[0].results
 
 
 def _whole_entry(module: ModuleOp, entry: str) -> FuncOp:

@@ -15,7 +15,8 @@ the feeds and results between ranks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,7 @@ from dflow.runtime.mpi import (
     agree,
 )
 from dflow.runtime.program import AbandonedRunError
+from dflow.runtime.trace import Trace, Tracer
 
 Array = Any
 
@@ -125,7 +127,15 @@ class InterpretedParts:
 
     parts: list[tuple[str, ModuleOp]]
 
-    def run_parts(self, entry: str, feeds: Sequence[Any], channels: Channels) -> dict[int, Any]:
+    def run_parts(
+        self,
+        entry: str,
+        feeds: Sequence[Any],
+        channels: Channels,
+        tracer: Tracer | None = None,
+    ) -> dict[int, Any]:
+        """The parts interpreted: a trace is of compiled code (`tracer` must be None)."""
+        assert tracer is None, "an interpreted run is not traced"
         run = PartitionedRun(entry, feeds, channels)
         try:
             return run.run(self.parts)
@@ -211,8 +221,28 @@ def run_on_ranks(
 ) -> list[Array] | None:
     """`MpiProgram.run` with its failures as the driver's: rank 0's one line, the
     others' quiet exit."""
-    try:
+    with _failures_as_the_drivers():
         return program.run(entry, types, inputs if program.world.rank == ROOT else None, timeout)
+
+
+def trace_on_ranks(
+    program: MpiProgram,
+    entry: str,
+    types: EntryTypes,
+    inputs: Sequence[Array] | None,
+    timeout: float,
+) -> Trace | None:
+    """`MpiProgram.trace`, as `run_on_ranks`: rank 0 gets every rank's trace."""
+    with _failures_as_the_drivers():
+        return program.trace(entry, types, inputs if program.world.rank == ROOT else None, timeout)
+
+
+@contextmanager
+def _failures_as_the_drivers() -> Generator[None]:
+    """A failed collective run as the driver reports it: rank 0's one line, the
+    others' quiet exit."""
+    try:
+        yield
     except ProgramError as failure:
         raise DflowError(str(failure)) from None
     except RankFailedError:

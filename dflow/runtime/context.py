@@ -77,6 +77,10 @@ class CpuContext:
     def fetch(self, buffer: Any) -> Any:
         return np.array(buffer)
 
+    def synchronize(self) -> None:
+        """Wait for the device's work to end (a traced run's kernels): a CPU's
+        kernels have ended when they return."""
+
 
 class GpuContext(CpuContext):
     """A CUDA device: arena in device memory, copies through the host.
@@ -120,6 +124,9 @@ class GpuContext(CpuContext):
 
     def fetch(self, buffer: Any) -> Any:
         return buffer.copy_to_host()
+
+    def synchronize(self) -> None:
+        self.cuda.synchronize()
 
 
 def context_for(device: str, channels: Channels) -> CpuContext:

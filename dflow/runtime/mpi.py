@@ -25,10 +25,11 @@ the others raise `RankFailedError`, which callers turn into a silent non-zero ex
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -40,6 +41,7 @@ from dflow.runtime.channels import (
     ChannelTimeoutError,
 )
 from dflow.runtime.program import AbandonedRunError, ProgramError
+from dflow.runtime.trace import Slice, Trace, Tracer
 
 ROOT = 0
 """The rank that holds the feeds, gathers the results and reports failures."""
@@ -288,6 +290,25 @@ class Report:
     error: str | None = None
     abandoned: bool = False
     """It stopped only because another rank failed."""
+    slices: Sequence[Slice] = ()
+    """A traced run's slices on this rank's devices."""
+    clock: tuple[str, int] = ("", 0)
+    """This rank's host, and its wall clock less its monotonic clock (ns): rank 0
+    moves the slices of a rank on another host onto its own clock by these."""
+
+
+def _clock() -> tuple[str, int]:
+    return socket.gethostname(), time.time_ns() - time.perf_counter_ns()
+
+
+def _on_clock(report: Report, own: tuple[str, int]) -> list[Slice]:
+    """`report`'s slices on the clock `own` of rank 0 (ranks on one host share one
+    monotonic clock; across hosts, the wall clocks are taken to agree)."""
+    host, offset = report.clock
+    if host == own[0]:
+        return list(report.slices)
+    shift = offset - own[1]
+    return [replace(s, start_ns=s.start_ns + shift, end_ns=s.end_ns + shift) for s in report.slices]
 
 
 def _described(results: Mapping[int, Any]) -> tuple[tuple[int, tuple[int, ...], str], ...]:
@@ -309,8 +330,15 @@ def _failure(reports: Mapping[int, Report]) -> str | None:
 class Parts(Protocol):
     """A rank's devices of a program: compiled (`runtime.Program`) or interpreted."""
 
-    def run_parts(self, entry: str, feeds: Sequence[Any], channels: Channels) -> dict[int, Any]:
-        """Run every device's part of `entry`: the results they give, by index."""
+    def run_parts(
+        self,
+        entry: str,
+        feeds: Sequence[Any],
+        channels: Channels,
+        tracer: Tracer | None = None,
+    ) -> dict[int, Any]:
+        """Run every device's part of `entry` (traced by `tracer`, where the parts can
+        be): the results they give, by index."""
         ...
 
     def taken(self, entry: str) -> list[int]:
@@ -343,12 +371,36 @@ class MpiProgram:
     ) -> list[Any] | None:
         """Run `entry` on every rank (collective): rank 0 passes the checked feeds and
         gets the results; the others pass None and get None."""
+        gathered = self._run(entry, types, arguments, timeout, None)
+        return None if gathered is None else gathered[0]
+
+    def trace(
+        self, entry: str, types: EntryTypes, arguments: Sequence[Any] | None, timeout: float
+    ) -> Trace | None:
+        """`run`, traced on every rank (`runtime/trace.py`): rank 0 gets the trace of
+        all of them, with the results; the others None."""
+        start = time.perf_counter_ns()
+        gathered = self._run(entry, types, arguments, timeout, Tracer())
+        if gathered is None:
+            return None
+        results, slices = gathered
+        return Trace(slices, start, time.perf_counter_ns() - start, results)
+
+    def _run(
+        self,
+        entry: str,
+        types: EntryTypes,
+        arguments: Sequence[Any] | None,
+        timeout: float,
+        tracer: Tracer | None,
+    ) -> tuple[list[Any], list[Slice]] | None:
         channels = MpiChannels(self.world, self.ranks, self.transfers, timeout)
         results: dict[int, Any] = {}
         try:
             feeds = self._feeds(entry, types, arguments, timeout)
-            results = self.parts.run_parts(entry, feeds, channels)
-            report = Report(_described(results))
+            results = self.parts.run_parts(entry, feeds, channels, tracer)
+            slices = () if tracer is None else tracer.slices
+            report = Report(_described(results), slices=slices, clock=_clock())
         except (ProgramError, ChannelTimeoutError, ChannelAbandonedError) as error:
             channels.abandon()
             abandoned = isinstance(error, AbandonedRunError | ChannelAbandonedError)
@@ -405,8 +457,9 @@ class MpiProgram:
 
     def _gather(
         self, types: EntryTypes, own: Report, results: dict[int, Any], timeout: float
-    ) -> list[Any]:
-        """Rank 0: every rank's report and results, then the word to all."""
+    ) -> tuple[list[Any], list[Slice]]:
+        """Rank 0: every rank's report and results, then the word to all; the results
+        and every rank's slices (a traced run's)."""
         world = self.world
         reports = {ROOT: own}
         deadline = time.monotonic() + timeout
@@ -417,7 +470,8 @@ class MpiProgram:
             world.control.send(failure is None, dest=rank, tag=DECISION)
         if failure is not None:
             raise ProgramError(failure)
-        return [results[index] for index in range(types.results)]
+        slices = [s for r in reports.values() for s in _on_clock(r, own.clock)]
+        return [results[index] for index in range(types.results)], slices
 
     def _receive_report(self, rank: int, deadline: float, results: dict[int, Any]) -> Report:
         """Rank `rank`'s report, and its results into `results`."""

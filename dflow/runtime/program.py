@@ -21,6 +21,7 @@ import importlib.util
 import re
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ import numpy as np
 
 from dflow.runtime.channels import ChannelAbandonedError, Channels, ChannelTimeoutError
 from dflow.runtime.context import CpuContext, context_for
+from dflow.runtime.trace import Trace, TracedContext, Tracer, traced_host
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -143,15 +145,35 @@ class Program:
         results = self.run_parts(entry, feeds, Channels(timeout))
         return [results[index] for index in range(len(signature["entry_results"]))]
 
-    def run_parts(self, entry: str, feeds: Sequence[Any], channels: Channels) -> dict[int, Any]:
+    def trace(
+        self, entry: str, arguments: Sequence[Any], timeout: float = DEFAULT_TIMEOUT_S
+    ) -> Trace:
+        """`run`, timing each kernel, library call, transfer and copy of every device
+        (`runtime/trace.py`): the trace holds the results."""
+        signature = self.signature(entry)
+        feeds = _check_feeds(entry, signature["entry_arguments"], arguments)
+        tracer = Tracer()
+        start = time.perf_counter_ns()
+        results = self.run_parts(entry, feeds, Channels(timeout), tracer)
+        trace = Trace(tracer.slices, start, time.perf_counter_ns() - start)
+        trace.results = [results[index] for index in range(len(signature["entry_results"]))]
+        return trace
+
+    def run_parts(
+        self,
+        entry: str,
+        feeds: Sequence[Any],
+        channels: Channels,
+        tracer: Tracer | None = None,
+    ) -> dict[int, Any]:
         """Run each device's part of `entry` on `feeds` (checked; a part reads only
-        the arguments it takes), its transfers over `channels`: the results the parts
-        give, by index in the entry's results. A failure raises the first real one
-        (not a receive abandoned because of it)."""
+        the arguments it takes), its transfers over `channels`, traced by `tracer` if
+        given: the results the parts give, by index in the entry's results. A failure
+        raises the first real one (not a receive abandoned because of it)."""
         results: dict[int, Any] = {}
         contexts = self.borrow(channels)
         runs = [
-            _DeviceRun(part, contexts[part.device], entry, feeds, results, channels)
+            _DeviceRun(part, contexts[part.device], entry, feeds, results, channels, tracer)
             for part in self.parts
         ]
         try:
@@ -213,6 +235,7 @@ class _DeviceRun:
     feeds: Sequence[Any]
     results: dict[int, Any]
     channels: Channels
+    tracer: Tracer | None = None
     error: BaseException | None = None
 
     def run(self) -> None:
@@ -220,15 +243,25 @@ class _DeviceRun:
             signature = self.part.entry(self.entry)
             if signature is None:
                 return
-            host = getattr(self.part.module, signature["function"])
-            outputs = host(self.context, *(self.feeds[i] for i in signature["arguments"]))
-            self.channels.finish(self.part.device)
+            host, rt, finish = self._calls(signature["function"])
+            outputs = host(rt, *(self.feeds[i] for i in signature["arguments"]))
+            finish(self.part.device)
             self.results.update(zip(signature["results"], outputs, strict=True))
         except Exception as error:  # every failure is reported; the others stop
             self.error = (
                 error if isinstance(error, ChannelAbandonedError) else _located(self.part, error)
             )
             self.channels.abandon()
+
+    def _calls(self, function: str) -> tuple[Any, Any, Any]:
+        """The host function, its `rt` and the wait for its sends; traced ones when
+        the run is traced."""
+        module, device, tracer = self.part.module, self.part.device, self.tracer
+        if tracer is None:
+            return getattr(module, function), self.context, self.channels.finish
+        host = traced_host(module, function, device, tracer, self.context.synchronize)
+        finish = tracer.fixed(self.channels.finish, "finish sends", "wait", device)
+        return host, TracedContext(self.context, tracer), finish
 
 
 def _located(part: DevicePart, error: Exception) -> Exception:
