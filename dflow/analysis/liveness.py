@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 ALIGNMENT = 64
 """Every offset is a multiple of this many bytes, and every block size too."""
@@ -195,20 +196,21 @@ def share_in_place(
     return sharing.buffers(), sharing.pairs
 
 
-def peak_live_bytes(buffers: Sequence[Buffer]) -> int:
-    """The most bytes live at any one step: a lower bound on any packing's arena."""
+def live_bytes(buffers: Sequence[Buffer]) -> list[int]:
+    """The bytes of the buffers live at each step, from step 0 to the last."""
     if not buffers:
-        return 0
-    steps = max(b.end for b in buffers) + 2
-    delta = [0] * steps
+        return []
+    delta = [0] * (max(b.end for b in buffers) + 2)
     for buffer in buffers:
         delta[buffer.start] += buffer.size
         delta[buffer.end + 1] -= buffer.size
-    peak = live = 0
-    for change in delta:
-        live += change
-        peak = max(peak, live)
-    return peak
+    live = list(accumulate(delta))
+    return live[:-1]
+
+
+def peak_live_bytes(buffers: Sequence[Buffer]) -> int:
+    """The most bytes live at any one step: a lower bound on any packing's arena."""
+    return max(live_bytes(buffers), default=0)
 
 
 def lower_bound_bytes(schedule: Schedule) -> int:

@@ -16,11 +16,24 @@ from dflow.analysis.liveness import (
     Buffer,
     Schedule,
     align,
+    live_bytes,
     live_intervals,
     peak_live_bytes,
     share_in_place,
 )
 from dflow.analysis.packing import arena_size, pack_until
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One value in the arena: its bytes `[offset, offset + size)` hold it from step
+    `start` to step `end` (inclusive)."""
+
+    name: str
+    offset: int
+    size: int
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,25 @@ class MemoryPlan:
     @property
     def arena_bytes(self) -> int:
         return self.arenas[self.packer]
+
+    def live_bytes(self) -> list[int]:
+        """The bytes live at each step (after in-place sharing): the curve whose
+        peak is the lower bound."""
+        return live_bytes(self.buffers)
+
+    def placements(self, schedule: Schedule) -> list[Placement]:
+        """Every arena value of `schedule` (the one planned) at its offset, over its
+        own live interval: what `dflow plan --plot` draws."""
+        offsets = self.value_offsets()
+        return [
+            Placement(
+                schedule.values[v].name or f"v{v}",
+                offsets[v],
+                schedule.values[v].size,
+                *self.intervals[v],
+            )
+            for v in sorted(self.intervals)
+        ]
 
     def value_offsets(self) -> dict[int, int]:
         """The offset of every arena value (values sharing a buffer share it)."""

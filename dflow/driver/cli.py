@@ -149,6 +149,11 @@ def _parser() -> argparse.ArgumentParser:
     _program_arguments(plan, "place and partition on these first")
     plan.add_argument("--entry", default="main", help="function to plan (default: main)")
     plan.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    plan.add_argument(
+        "--plot",
+        metavar="MEMORY.png",
+        help="draw each device's arena as planned (.png, .svg, .pdf; needs dflow[plot])",
+    )
     plan.set_defaults(handler=f"{COMMANDS}:plan")
     _bisect_arguments(
         commands.add_parser("bisect", help="find the first pass that changes the results")

@@ -15,7 +15,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from dflow.driver import cache, feeds
+from dflow.driver import cache, feeds, memory_plot
 from dflow.driver.arrays import load_inputs
 from dflow.driver.cached_run import show_outputs
 from dflow.driver.compiler import (
@@ -104,9 +104,16 @@ def import_model(args: argparse.Namespace) -> None:
 
 
 def plan(args: argparse.Namespace) -> None:
+    if args.plot:
+        memory_plot.check_format(Path(args.plot))
     _, module = _load_runnable(args)
-    figures = memory_figures(module, args.entry, devices_for(module, args.devices))
+    devices = devices_for(module, args.devices)
+    drawn = module.clone() if args.plot else None
+    figures = memory_figures(module, args.entry, devices)
     print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
+    if drawn is not None:
+        memory_plot.draw(memory_plot.device_plans(drawn, args.entry, devices), Path(args.plot))
+        print(f"dflow: drew the plan of {len(figures)} devices in {args.plot}", file=sys.stderr)
 
 
 def _plan_table(figures: dict[str, dict[str, int]]) -> str:

@@ -1,0 +1,133 @@
+"""`dflow plan FILE --plot memory.png`: the arena as the planner laid it out.
+
+One panel per device, from the plan `df-plan-buffers` makes of the entry function
+on it (`analysis/memory_plan.py`): across, the schedule's steps (one per op);
+up, the byte offset in the arena. Each value in the arena is a rectangle named
+after it, at its offset and as tall as its bytes, from the step that writes it to
+the last that reads it (`MemoryPlan.placements`: the rectangles the tests give the
+plan checker). Over them, the bytes live at each step after in-place sharing (a
+line whose peak is the lower bound, dashed) and the arena's size. `.png`, `.svg`
+or `.pdf`; matplotlib is an optional extra (`pip install 'dflow[plot]'`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
+
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.function_schedule import plan_function
+from dflow.analysis.liveness import Schedule
+from dflow.analysis.memory_plan import MemoryPlan, Placement
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.symbols import device_scopes, require_function
+from dflow.driver.errors import DflowError, first_line
+from dflow.driver.multidevice import split_for_devices
+
+FORMATS = (".png", ".svg", ".pdf")
+"""The picture formats `--plot` writes, by file suffix."""
+
+
+@dataclass(frozen=True)
+class DevicePlan:
+    """One device's plan as drawn."""
+
+    device: str
+    schedule: Schedule
+    """The entry function's steps on the device, as planned."""
+    plan: MemoryPlan
+    placements: list[Placement]
+
+    @property
+    def steps(self) -> int:
+        return len(self.schedule.steps)
+
+
+def device_plans(module: ModuleOp, entry: str, devices: str | None) -> list[DevicePlan]:
+    """The plan of `entry` on each device, once placed and partitioned on `devices`
+    (`module` is changed)."""
+    module = split_for_devices(module, devices)
+    found: list[DevicePlan] = []
+    try:
+        for device, scope in device_scopes(module):
+            function = require_function(scope, entry, pass_failure("dflow plan"))
+            steps, plan = plan_function(function)
+            schedule = steps.schedule()
+            placements = plan.placements(schedule)
+            found.append(DevicePlan(device or DEFAULT_DEVICE, schedule, plan, placements))
+    except DiagnosticException as error:
+        raise DflowError(first_line(error)) from None
+    return found
+
+
+def check_format(path: Path) -> None:
+    if path.suffix not in FORMATS:
+        raise DflowError(f"--plot writes {', '.join(FORMATS)} files, not {path.name!r}")
+
+
+def draw(plans: list[DevicePlan], path: Path) -> None:
+    """The plans, a panel per device, written to `path` (its suffix: the format;
+    an SVG keeps its text as text)."""
+    check_format(path)
+    figure = figure_of(plans)
+    from matplotlib import rcParams  # noqa: PLC0415 (figure_of has checked it is there)
+
+    rcParams["svg.fonttype"] = "none"
+    try:
+        figure.savefig(path)  # pyright: ignore[reportUnknownMemberType] (its stub: **kwargs)
+    except OSError as error:
+        raise DflowError(f"cannot write {path}: {error.strerror}") from None
+
+
+def figure_of(plans: list[DevicePlan]) -> Any:
+    """The matplotlib figure of `plans`: a panel per device."""
+    try:
+        from matplotlib.figure import Figure  # noqa: PLC0415 (an optional extra)
+    except ImportError:
+        raise DflowError("--plot needs matplotlib: pip install 'dflow[plot]'") from None
+    figure = Figure(figsize=(10, 3.2 * len(plans)), layout="constrained")
+    axes = figure.subplots(len(plans), 1, squeeze=False)[:, 0]
+    for panel, device_plan in zip(axes, plans, strict=True):
+        _panel(panel, device_plan)
+    return figure
+
+
+def _panel(axes: Any, drawn: DevicePlan) -> None:
+    plan = drawn.plan
+    colors = [f"C{i % 10}" for i in range(len(drawn.placements))]
+    for placement, color in zip(drawn.placements, colors, strict=True):
+        _rectangle(axes, placement, color, plan.arena_bytes)
+    live = plan.live_bytes()
+    if live:
+        axes.step(range(len(live)), live, where="mid", color="black", label="live bytes")
+    axes.axhline(plan.lower_bound_bytes, color="black", linestyle="--", label="lower bound")
+    axes.axhline(plan.arena_bytes, color="firebrick", label="arena")
+    axes.set_xlim(-0.5, max(drawn.steps, 1) - 0.5)
+    axes.set_ylim(0, max(plan.arena_bytes, plan.lower_bound_bytes, 1) * 1.08)
+    axes.set_xlabel("schedule step (op)")
+    axes.set_ylabel("arena offset (bytes)")
+    axes.set_title(
+        f"{drawn.device}: arena {plan.arena_bytes} B, lower bound {plan.lower_bound_bytes} B, "
+        f"no reuse {plan.naive_bytes} B ({plan.packer})"
+    )
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+
+
+def _rectangle(axes: Any, placement: Placement, color: str, arena: int) -> None:
+    from matplotlib.patches import Rectangle  # noqa: PLC0415 (an optional extra)
+
+    width = placement.end - placement.start + 1
+    corner = (placement.start - 0.5, placement.offset)
+    axes.add_patch(
+        Rectangle(corner, width, placement.size, facecolor=color, alpha=0.55, edgecolor="white")
+    )
+    if placement.size >= arena * 0.06:  # named where the next value in place leaves it seen
+        across = placement.start + max(placement.end - placement.start - 1, 0) / 2
+        middle = (across, placement.offset + placement.size / 2)
+        axes.text(
+            *middle, placement.name, ha="center", va="center", fontsize="x-small", clip_on=True
+        )
