@@ -58,6 +58,7 @@
 // CHECK-NEXT:      return (r, s)
 // CHECK:       ENTRIES = {'main': {'arguments': [0, 1, 2], 'results': [0, 1], 'entry_arguments': [((4, 16), 'float32'), ((16, 8), 'float32'), ((8,), 'float32')], 'entry_results': [((4, 8), 'float32'), ((4,), 'float32')], 'arena_bytes': 192, 'function': 'main'}}
 // CHECK-NEXT:  CHANNELS = []
+// CHECK-NEXT:  KERNELS = {'fused_matmul_0': {'ops': ['df.matmul', 'df.add', 'df.relu'], 'flops': 1088, 'bytes': 928}, 'fused_mul_1': {'ops': ['df.mul', 'df.reduce_max'], 'flops': 64, 'bytes': 176}}
 // CHECK-NEXT:  KERNEL_ARGUMENTS = {'fused_matmul_0_epilogue': [('float32', 2), ('float32', 2), ('float32', 1), ('float32', 2)], 'fused_mul_1': [('float32', 2), ('float32', 1), ('float32', 1)]}
 func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %k = df.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
@@ -235,6 +236,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      return (d,)
 // CHECK:       ENTRIES = {'main': {'arguments': [0], 'results': [0], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 64, 'function': 'main'}}
 // CHECK-NEXT:  CHANNELS = [('main.k0', 'cpu:0', 'gpu:0'), ('main.k1', 'gpu:0', 'cpu:0')]
+// CHECK-NEXT:  KERNELS = {'exp_0': {'ops': ['df.exp'], 'flops': 32, 'bytes': 32}, 'neg_1': {'ops': ['df.neg'], 'flops': 4, 'bytes': 32}}
 // CHECK-NEXT:  KERNEL_ARGUMENTS = {'exp_0': [('float32', 1), ('float32', 1)], 'neg_1': [('float32', 1), ('float32', 1)]}
 
 // CHECK-LABEL: # ----- gpu_0.py -----
@@ -267,6 +269,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      return ([[R]],)
 // CHECK:       ENTRIES = {'main': {'arguments': [1], 'results': [1], 'entry_arguments': [((4,), 'float32'), ((4,), 'float32')], 'entry_results': [((4,), 'float32'), ((4,), 'float32')], 'arena_bytes': 128, 'function': 'main'}}
 // CHECK-NEXT:  CHANNELS = [('main.k0', 'cpu:0', 'gpu:0'), ('main.k1', 'gpu:0', 'cpu:0')]
+// CHECK-NEXT:  KERNELS = {'add_0': {'ops': ['df.add'], 'flops': 4, 'bytes': 48}, 'mul_1': {'ops': ['df.mul'], 'flops': 4, 'bytes': 48}}
 builtin.module {
   builtin.module attributes {df.device = "cpu:0"} {
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: 0>, df.results = array<i64: 0>, df.function_type = (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)} {
