@@ -185,6 +185,18 @@ def test_the_profile_arithmetic() -> None:
     assert rows["lib.f"][7] == "-"
     assert rows["recv-waits"][2:] == ["1", "1000000.0", "25.0%", "-", "0.00", "-"]
     assert lines[-1] == "roofline: 10.0 GFLOP/s, 1.0 GB/s (by hand)"
+    copied = [Slice("fetch", "copy", "cpu:0", 0, second, {"bytes": second})]
+    fetched = profile_table([Trace(copied, 0, second)], Roofline(10e9, 1e9, "by hand"), "main")
+    assert fetched.splitlines()[2].split() == [
+        "cpu:0",
+        "copies",
+        "1",
+        "1000000.0",
+        "100.0%",
+        "-",
+        "1.00",
+        "-",
+    ]
 
 
 def test_the_profile_of_a_run(tmp_path: Path) -> None:

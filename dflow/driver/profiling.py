@@ -36,7 +36,7 @@ MAX_PROFILE_RUNS = 1000
 _TRANSFERS = {
     "send": "sends",
     "recv": "recv-waits",
-    "copy": "host-gpu-copies",
+    "copy": "copies",
     "wait": "send-waits",
 }
 """The profile's row of each kind of transfer slice, per device (one word each, so

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, cast
 
 import numpy as np
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, ShapedType, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, ShapedType, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.rewriter import Rewriter
@@ -83,9 +83,7 @@ def _new_argument(function: FuncOp, type: Attribute) -> SSAValue:
     `_retype` is called)."""
     block = function.body.block
     if function.arg_attrs is not None:
-        function.arg_attrs = function.arg_attrs.__class__(
-            [*function.arg_attrs.data, DictionaryAttr({})]
-        )
+        function.arg_attrs = ArrayAttr([*function.arg_attrs.data, DictionaryAttr({})])
     return block.insert_arg(type, len(block.args))
 
 
@@ -223,7 +221,7 @@ class DropResults(IrReduction):
             function = _function_of(op)
             if function.res_attrs is not None:
                 attrs = [a for i, a in enumerate(function.res_attrs.data) if i not in indices]
-                function.res_attrs = function.res_attrs.__class__(attrs)
+                function.res_attrs = ArrayAttr(attrs)
             Rewriter.replace_op(op, ReturnOp(*kept))
 
 
@@ -262,7 +260,7 @@ class DropArguments(IrReduction):
             function.body.block.erase_arg(function.args[index])
             if function.arg_attrs is not None:
                 attrs = [a for i, a in enumerate(function.arg_attrs.data) if i != index]
-                function.arg_attrs = function.arg_attrs.__class__(attrs)
+                function.arg_attrs = ArrayAttr(attrs)
 
 
 class SplatConstants(IrReduction):

@@ -10,8 +10,8 @@ Slices by category: `host` (a device's host function, the whole of its part),
 `kernel` (a kernel the host calls, with the `df` ops it computes and the cost
 model's flops and bytes: `df.source`, `df.work`), `library` (a routine inside a
 kernel, with the bytes of its arrays), `send` and `recv` (a transfer; a receive's
-slice is its wait), `copy` (host to GPU and back), `wait` (a device waiting for its
-sends to complete before it returns).
+slice is its wait), `copy` (host to GPU and back; on a CPU, a result `fetch`ed out
+of the arena), `wait` (a device waiting for its sends to complete before it returns).
 
 `Trace.chrome()` is the JSON object Perfetto and `chrome://tracing` open: one
 process per MPI rank (`pid`), one thread (track) per device (`tid`), complete
