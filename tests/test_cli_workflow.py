@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 from cli_support import ROOT, run_dflow
+
+from dflow.driver import cache as compile_cache
 
 SCALE = """
 func.func @main(%x: tensor<2x3xf32>, %k: tensor<f32>) -> tensor<2x3xf32> {
@@ -110,3 +115,39 @@ def test_cache_info_clear_and_its_bound(tmp_path: Path) -> None:
     cleared = run_dflow("cache", "clear", env=environment)
     assert cleared.stdout.startswith("removed 1 programs, 1 kernels, ")
     assert _entries(cache) == [] and list((cache / "kernels").iterdir()) == []
+
+
+def test_a_trim_leaves_other_processes_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several processes compiling at once (MPI ranks): a trim removes an old entry
+    and a scratch folder left long ago, never one written just now (another
+    process's compile in progress); a folder that vanishes while the cache is
+    measured (renamed onto its key meanwhile) is skipped, not an error."""
+    monkeypatch.setenv("DFLOW_CACHE_MAX_BYTES", "1")
+    old_entry, left, fresh, kept = (
+        tmp_path / ("0" * 24),
+        tmp_path / f"{compile_cache.SCRATCH_PREFIX}left",
+        tmp_path / f"{compile_cache.SCRATCH_PREFIX}fresh",
+        tmp_path / ("1" * 24),
+    )
+    for folder in (old_entry, left, fresh, kept):
+        folder.mkdir()
+        (folder / "cpu_0.py").write_text("x = 1\n")
+    long_ago = time.time() - 2 * compile_cache.SCRATCH_GRACE_S
+    for folder in (old_entry, left):
+        os.utime(folder, (long_ago, long_ago))
+    compile_cache.trim(keep=kept)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([fresh.name, kept.name])
+    assert compile_cache.entries(tmp_path / "absent") == []
+    vanished = tmp_path / f"{compile_cache.SCRATCH_PREFIX}gone"
+    real_rglob = Path.rglob
+
+    def rglob(self: Path, pattern: str) -> Any:
+        if self == vanished:
+            raise FileNotFoundError(2, "renamed meanwhile", str(self))
+        return real_rglob(self, pattern)
+
+    vanished.mkdir()
+    monkeypatch.setattr(Path, "rglob", rglob)
+    assert {e.path.name for e in compile_cache.entries(tmp_path)} == {fresh.name, kept.name}

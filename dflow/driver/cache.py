@@ -23,6 +23,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,6 +36,8 @@ DEFAULT_BOUND = 1 << 30
 """Bytes the cache keeps under when `$DFLOW_CACHE_MAX_BYTES` is not set."""
 SCRATCH_PREFIX = ".new-"
 """Entries are written into `.new-*` folders, then renamed onto their key."""
+SCRATCH_GRACE_S = 3600.0
+"""A scratch folder this recent may be another process's compile in progress."""
 ENTRY = re.compile(r"[0-9a-f]{24}")
 """The folder name of an entry: its key."""
 SIGNATURES = "signatures.json"
@@ -90,9 +93,27 @@ def entries(root: Path) -> list[Entry]:
             continue
         for folder in parent.iterdir():
             if folder.is_dir() and not folder.is_symlink() and _is_ours(folder.name):
-                size = sum(f.lstat().st_size for f in folder.rglob("*") if f.is_file())
-                found.append(Entry(folder, size, folder.stat().st_mtime))
+                entry = _entry(folder)
+                if entry is not None:
+                    found.append(entry)
     return sorted(found, key=lambda entry: entry.used)
+
+
+def _entry(folder: Path) -> Entry | None:
+    """The entry in `folder`; None when another process renames or removes it while
+    it is measured (its scratch folder becoming an entry, a trim of its own)."""
+    try:
+        size = sum(f.lstat().st_size for f in folder.rglob("*") if f.is_file())
+        return Entry(folder, size, folder.stat().st_mtime)
+    except OSError:
+        return None
+
+
+def _in_progress(entry: Entry) -> bool:
+    """A scratch folder written to in the last `SCRATCH_GRACE_S` seconds: another
+    process may be compiling into it."""
+    scratch = entry.path.name.startswith(SCRATCH_PREFIX)
+    return scratch and time.time() - entry.used < SCRATCH_GRACE_S
 
 
 def _is_ours(name: str) -> bool:
@@ -107,8 +128,9 @@ def mark_used(directory: Path) -> None:
 
 def trim(keep: Path) -> None:
     """Remove the least recently used entries until the cache fits its bound; never
-    `keep` (the entry just written)."""
-    found = [entry for entry in entries(keep.parent) if entry.path != keep]
+    `keep` (the entry just written), nor a scratch folder another process may still
+    be writing (left ones go once `SCRATCH_GRACE_S` old)."""
+    found = [e for e in entries(keep.parent) if e.path != keep and not _in_progress(e)]
     total = sum(entry.bytes for entry in found) + sum(
         f.lstat().st_size for f in keep.rglob("*") if f.is_file()
     )

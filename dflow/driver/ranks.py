@@ -29,7 +29,7 @@ from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.symbols import device_modules
 from dflow.driver import feeds
 from dflow.driver.compiler import compiled_program
-from dflow.driver.errors import DflowError, QuietFailureError
+from dflow.driver.errors import DflowError, QuietFailureError, first_line
 from dflow.driver.multidevice import (
     PartitionedRun,
     check_gpus,
@@ -194,22 +194,29 @@ def rank_program(
 
 def ready(world: World, build: Callable[[], MpiProgram], timeout: float) -> MpiProgram:
     """`build()` on every rank, then every rank's word that it is ready: rank 0 raises
-    its own error as it is, or one line naming the first other rank that failed; the
-    others fail quietly."""
+    its own error as it is, or one line naming the first other rank that failed (a
+    crash of dflow too: `rank 1: internal error: ...`); the others fail quietly."""
     program: MpiProgram | None = None
-    own: DflowError | None = None
+    own: Exception | None = None
     try:
         program = build()
-    except DflowError as failure:
+    except Exception as failure:  # any failure is told, or the others wait for this rank
         own = failure
     try:
-        agree(world, None if own is None else own.message, timeout)
+        agree(world, None if own is None else _said(own), timeout)
     except ProgramError as failure:
         raise own or DflowError(str(failure)) from None
     except RankFailedError:
         raise QuietFailureError("another rank failed") from None
     assert program is not None
     return program
+
+
+def _said(failure: Exception) -> str:
+    """What the other ranks hear of this rank's failure."""
+    if isinstance(failure, DflowError):
+        return failure.message
+    return f"internal error: {type(failure).__name__}: {first_line(failure)}"
 
 
 def run_on_ranks(
