@@ -32,17 +32,19 @@ read it without changing the module. What cannot be planned fails as a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import ConstantLike
+from xdsl.traits import ConstantLike, is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.liveness import PlanError, Schedule, Step, Value
 from dflow.analysis.memory_plan import MemoryPlan, plan
+from dflow.analysis.scheduling import Dependences
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.fusion import FusedOp
@@ -141,6 +143,31 @@ class FunctionSchedule:
     def schedule(self) -> Schedule:
         return Schedule(tuple(self.sizes), tuple(self.step(op) for op in self.ops))
 
+    def dependences(self, schedule: Schedule) -> Dependences:
+        """What the order of the ops (`schedule`: this function's) must keep: data, the
+        written order of the ops with effects (sends, receives: each device's sequence
+        of transfers), the return last."""
+        chain = [i for i, op in enumerate(self.ops) if not is_side_effect_free(op)]
+        return Dependences.of(schedule, chain, len(self.ops) - 1)
+
+    def reorder(self, order: Sequence[int]) -> None:
+        """Move the function's ops into `order` (op indices; the return stays last)."""
+        block = self.function.body.block
+        terminator = self.ops[-1]
+        for index in order[:-1]:
+            op = self.ops[index]
+            op.detach()
+            block.insert_op_before(op, terminator)
+        self.ops = [self.ops[i] for i in order]
+
+
+def check_plannable(function: FuncOp) -> None:
+    """A pass failure unless `function` has one block of straight-line code."""
+    if function.is_declaration:
+        raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to plan")
+    if len(function.body.blocks) != 1:
+        raise _fail(f"@{function.sym_name.data} has several blocks; only straight-line code")
+
 
 def plan_function(
     function: FuncOp, every_packer: bool = False, hold_sends: bool = False
@@ -148,10 +175,7 @@ def plan_function(
     """The schedule of `function` and its plan (`every_packer`: see `memory_plan.plan`;
     `hold_sends`: sent values live to the end); a pass failure for what cannot be
     planned."""
-    if function.is_declaration:
-        raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to plan")
-    if len(function.body.blocks) != 1:
-        raise _fail(f"@{function.sym_name.data} has several blocks; only straight-line code")
+    check_plannable(function)
     schedule = FunctionSchedule.of(function, hold_sends)
     try:
         return schedule, plan(schedule.schedule(), every_packer)

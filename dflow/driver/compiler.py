@@ -58,13 +58,14 @@ VERIFY_VARIABLE = "DFLOW_VERIFY"
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
 
 LOWERING_PIPELINE = (
-    "df-inline,df-prune,df-fuse,df-bufferize,df-plan-buffers,df-collapse-loops,df-lower-host"
+    "df-inline,df-prune,df-fuse,df-bufferize,df-schedule,df-plan-buffers,df-collapse-loops,"
+    "df-lower-host"
 )
 """From a (partitioned) graph to host functions and kernels."""
 
 
 MPI_LOWERING_PIPELINE = LOWERING_PIPELINE.replace(
-    "df-plan-buffers", "df-plan-buffers{hold-sends=true}"
+    "df-schedule,df-plan-buffers", "df-schedule{hold-sends=true},df-plan-buffers{hold-sends=true}"
 )
 """The lowering of a rank's devices under MPI: a sent buffer is kept to the end of its
 function, so MPI sends straight out of the arena (`runtime/mpi.py`)."""

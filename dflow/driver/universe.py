@@ -22,6 +22,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-place-devices": ("dflow.backend.numba.capabilities", "NumbaPlaceDevicesPass"),
     "df-partition": ("dflow.lowering.partition", "PartitionPass"),
     "df-fuse": ("dflow.lowering.fuse", "FusePass"),
+    "df-schedule": ("dflow.transforms.schedule", "SchedulePass"),
     "df-plan-buffers": ("dflow.lowering.plan_buffers", "PlanBuffersPass"),
     "df-inline": ("dflow.lowering.inline", "InlinePass"),
     "df-bufferize": ("dflow.lowering.bufferize", "BufferizePass"),

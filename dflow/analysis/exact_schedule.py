@@ -1,0 +1,161 @@
+"""The order of least peak memory, exactly, for small schedules.
+
+A dynamic program over the sets of steps already run (the down-sets of the
+dependences, each a bit mask): the best peak to reach a set is the least, over the
+step run last, of the peak before it and the bytes live while it runs. Those bytes
+depend on the set alone, as the planner computes them (`liveness`):
+
+- a storage (a value and its views: `scheduling.view_groups`) is live while a step
+  runs if a step already run or this one wrote a value of it, and this step or one not
+  yet run reads it, or this step writes it (a value nobody reads lives at its own
+  step); returned values are read by the last step, so they live to the end;
+- a step writes an output in place over an operand's storage (no bytes of its own)
+  when the operand may be overwritten (`Step.inplace`), has the output's size, and no
+  step after this one reads that storage.
+
+So the optimum is exact for the planner's lower bound (the tests compare it with every
+topological order of small graphs, measured by the planner itself). States whose peak
+already passes the best heuristic order's are dropped; the search gives up (None)
+past `STATE_LIMIT` states or `time_limit` seconds, so it serves schedules of a few
+dozen steps, depending on how many orders they allow.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from dflow.analysis.liveness import Schedule, align
+from dflow.analysis.scheduling import Dependences, view_groups
+
+STATE_LIMIT = 200_000
+"""The most sets of run steps the search keeps at once."""
+
+TIME_LIMIT_S = 2.0
+"""The default time the search may take, in seconds."""
+
+
+@dataclass(frozen=True)
+class Exact:
+    """An order of least peak, and that peak (the planner's lower bound for it)."""
+
+    order: tuple[int, ...]
+    bound: int
+
+
+@dataclass
+class _Storages:
+    """Each storage's size, the steps writing it and those reading it, as bit masks."""
+
+    sizes: list[int]
+    writers: list[int]
+    readers: list[int]
+    born: list[list[int]]
+    """The storages each step allocates (it writes their first value)."""
+    inplace: list[list[tuple[int, int]]]
+    """Each step's in-place candidates: (the operand's storage, the output's bytes)."""
+
+    @staticmethod
+    def of(schedule: Schedule) -> _Storages:
+        group = view_groups(schedule)
+        roots = sorted({g for g in group if g >= 0})
+        number = {root: i for i, root in enumerate(roots)}
+        storages = _Storages([0] * len(roots), [0] * len(roots), [0] * len(roots), [], [])
+        viewed = {output for step in schedule.steps for output, _ in step.alias}
+        for index, step in enumerate(schedule.steps):
+            storages.born.append([])
+            for value in step.writes:
+                if group[value] >= 0:
+                    storage = number[group[value]]
+                    storages.writers[storage] |= 1 << index
+                    if value not in viewed:
+                        storages.born[index].append(storage)
+                        storages.sizes[storage] = align(schedule.values[value].size)
+            for value in step.reads:
+                if group[value] >= 0:
+                    storages.readers[number[group[value]]] |= 1 << index
+            storages.inplace.append(
+                [
+                    (number[group[source]], align(schedule.values[output].size))
+                    for output, source in step.inplace
+                    if group[source] >= 0
+                    and group[output] >= 0
+                    and output not in viewed
+                    and schedule.values[output].size == schedule.values[source].size
+                ]
+            )
+        return storages
+
+    def live_after(self, done: int) -> int:
+        """The bytes live between steps once the steps of `done` have run."""
+        return sum(
+            size
+            for size, writers, readers in zip(self.sizes, self.writers, self.readers, strict=True)
+            if writers & done and readers & ~done
+        )
+
+    def during(self, done: int, live: int, step: int) -> int:
+        """The bytes live while `step` runs after `done` (`live`: `live_after(done)`)."""
+        bit = 1 << step
+        now = done | bit
+        total = live
+        for storage in self.born[step]:
+            if not self.writers[storage] & done:
+                total += self.sizes[storage]
+        taken: set[int] = set()
+        for source, size in self.inplace[step]:
+            if source not in taken and not self.readers[source] & ~now:
+                taken.add(source)
+                total -= size
+        return total
+
+
+def exact_order(
+    schedule: Schedule,
+    dependences: Dependences,
+    ceiling: int | None = None,
+    time_limit: float = TIME_LIMIT_S,
+) -> Exact | None:
+    """An order of least peak, or None when the search passes its limits. `ceiling`: a
+    peak some order reaches (the best heuristic's): states above it are dropped."""
+    count = len(schedule.steps)
+    storages = _Storages.of(schedule)
+    before = [sum(1 << p for p in earlier) for earlier in dependences.before]
+    if dependences.last is not None:
+        before[dependences.last] = ((1 << count) - 1) & ~(1 << dependences.last)
+    layer: dict[int, tuple[int, int, int]] = {0: (0, -1, -1)}
+    """Each set of run steps: its best peak, the set before it and the step run last."""
+    parents: list[dict[int, tuple[int, int, int]]] = [layer]
+    deadline = time.monotonic() + time_limit
+    for _ in range(count):
+        following: dict[int, tuple[int, int, int]] = {}
+        for done, (peak, _, _) in layer.items():
+            live = storages.live_after(done)
+            for step in range(count):
+                bit = 1 << step
+                if done & bit or before[step] & ~done:
+                    continue
+                reached = max(peak, storages.during(done, live, step))
+                if ceiling is not None and reached > ceiling:
+                    continue
+                known = following.get(done | bit)
+                if known is None or reached < known[0]:
+                    following[done | bit] = (reached, done, step)
+            if len(following) > STATE_LIMIT or time.monotonic() > deadline:
+                return None
+        if not following:
+            return None
+        parents.append(following)
+        layer = following
+    full = (1 << count) - 1
+    return Exact(_path(parents, full), layer[full][0]) if full in layer else None
+
+
+def _path(parents: list[dict[int, tuple[int, int, int]]], full: int) -> tuple[int, ...]:
+    order: list[int] = []
+    done = full
+    for layer in reversed(parents[1:]):
+        _, done_before, step = layer[done]
+        order.append(step)
+        done = done_before
+    return tuple(reversed(order))
