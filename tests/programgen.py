@@ -590,10 +590,13 @@ def _unpinned(module: ModuleOp) -> ModuleOp:
     return clone
 
 
-def _compiled(module: ModuleOp, devices: str | None, directory: Path, inputs: list[Array]) -> Any:
-    """`module` compiled for `devices` into `directory`, loaded and run; the modules are
-    then dropped from `sys.modules` (a long run loads thousands)."""
-    write_modules(compile_module(module, devices), directory)
+def _compiled(
+    module: ModuleOp, devices: str | None, directory: Path, inputs: list[Array], schedule: str
+) -> Any:
+    """`module` compiled for `devices` (its ops ordered by `schedule`) into `directory`,
+    loaded and run; the modules are then dropped from `sys.modules` (a long run loads
+    thousands)."""
+    write_modules(compile_module(module, devices, schedule=schedule), directory)
     program = load_program(directory)
     try:
         return program.run("main", inputs, timeout=RECEIVE_TIMEOUT_S)
@@ -602,20 +605,27 @@ def _compiled(module: ModuleOp, devices: str | None, directory: Path, inputs: li
             sys.modules.pop(part.module.__name__, None)
 
 
-def _run_mode(program: Program, mode: str, directory: Path) -> list[Any]:
+def _run_mode(program: Program, mode: str, directory: Path, schedule: str) -> list[Any]:
     module = program.module
     if mode == "optimize":
         return list(
             run_function(apply_pipeline(module.clone(), "df-optimize"), "main", program.inputs)
         )
     if mode == "compiled":
-        return _compiled(_unpinned(module), None, directory, program.inputs)
-    return _compiled(module.clone(), "cpu:0,cpu:1", directory, program.inputs)
+        return _compiled(_unpinned(module), None, directory, program.inputs, schedule)
+    return _compiled(module.clone(), "cpu:0,cpu:1", directory, program.inputs, schedule)
 
 
-def check(program: Program, modes: Sequence[str], workdir: Path, keep: bool = False) -> Outcome:
+def check(
+    program: Program,
+    modes: Sequence[str],
+    workdir: Path,
+    keep: bool = False,
+    schedule: str = "best",
+) -> Outcome:
     """Run `program` in the interpreter and in each of `modes` (compiled ones under
-    `workdir`, removed unless `keep`); what disagreed."""
+    `workdir`, removed unless `keep`, their ops ordered by the `df-schedule` strategy
+    `schedule`); what disagreed."""
     outcome = Outcome(program)
     try:
         expected = [np.asarray(r) for r in run_function(program.module, "main", program.inputs)]
@@ -629,7 +639,7 @@ def check(program: Program, modes: Sequence[str], workdir: Path, keep: bool = Fa
             continue
         directory = workdir / f"{program.seed}-{mode}"
         try:
-            why = _compare(program, mode, _run_mode(program, mode, directory), expected)
+            why = _compare(program, mode, _run_mode(program, mode, directory, schedule), expected)
         except Exception as error:  # a crash is reported as the mode's failure
             why = f"{type(error).__name__}: {str(error)[:500]}"
         if why is not None:

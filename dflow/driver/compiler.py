@@ -57,18 +57,26 @@ from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
 VERIFY_VARIABLE = "DFLOW_VERIFY"
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
 
-LOWERING_PIPELINE = (
-    "df-inline,df-prune,df-fuse,df-bufferize,df-schedule,df-plan-buffers,df-collapse-loops,"
-    "df-lower-host"
-)
-"""From a (partitioned) graph to host functions and kernels."""
+
+def lowering_pipeline(schedule: str = "best", mpi: bool = False) -> str:
+    """From a (partitioned) graph to host functions and kernels, the ops ordered by
+    `df-schedule{strategy=schedule}`. `mpi`: the lowering of a rank's devices under MPI,
+    where a sent buffer is kept to the end of its function, so MPI sends straight out of
+    the arena (`runtime/mpi.py`), and orders are judged so."""
+    hold = ["hold-sends=true"] if mpi else []
+    order = [f"strategy={schedule}"] if schedule != "best" else []
+    return (
+        f"df-inline,df-prune,df-fuse,df-bufferize,df-schedule{_options(order + hold)},"
+        f"df-plan-buffers{_options(hold)},df-collapse-loops,df-lower-host"
+    )
 
 
-MPI_LOWERING_PIPELINE = LOWERING_PIPELINE.replace(
-    "df-schedule,df-plan-buffers", "df-schedule{hold-sends=true},df-plan-buffers{hold-sends=true}"
-)
-"""The lowering of a rank's devices under MPI: a sent buffer is kept to the end of its
-function, so MPI sends straight out of the arena (`runtime/mpi.py`)."""
+def _options(options: list[str]) -> str:
+    return "{" + " ".join(options) + "}" if options else ""
+
+
+LOWERING_PIPELINE = lowering_pipeline()
+"""The default lowering."""
 
 
 def lower(
@@ -76,12 +84,14 @@ def lower(
     devices: str | None = None,
     timings: Timings | None = None,
     only: Collection[str] | None = None,
+    schedule: str = "best",
 ) -> ModuleOp:
     """`module` lowered to host functions and kernels, in place, on `devices` (by
-    default those its pins name, else cpu:0; see `devices_for`); each step timed into
-    `timings` when given; verified where `DFLOW_VERIFY=1`. With `only` (a rank's
-    devices under MPI), the other devices' parts are dropped once partitioned and the
-    rest lowered for MPI (`MPI_LOWERING_PIPELINE`)."""
+    default those its pins name, else cpu:0; see `devices_for`), its ops ordered by
+    the `df-schedule` strategy `schedule`; each step timed into `timings` when given;
+    verified where `DFLOW_VERIFY=1`. With `only` (a rank's devices under MPI), the
+    other devices' parts are dropped once partitioned and the rest lowered for MPI
+    (`lowering_pipeline`)."""
     devices = devices_for(module, devices)
     if devices is not None or is_partitioned(module):
         with maybe(
@@ -91,7 +101,7 @@ def lower(
     if only is not None:
         keep_parts(module, only)
     context = make_context()
-    pipeline = LOWERING_PIPELINE if only is None else MPI_LOWERING_PIPELINE
+    pipeline = lowering_pipeline(schedule, mpi=only is not None)
     try:
         for lowering in parsed_pipeline(pipeline).passes:
             with maybe(timings, lowering.name):
@@ -154,12 +164,13 @@ def compile_module(
     parallel: bool = False,
     timings: Timings | None = None,
     only: Collection[str] | None = None,
+    schedule: str = "best",
 ) -> dict[str, str | bytes]:
-    """The files of each device's module (of `only` those devices, for MPI: `lower`),
-    by name: its Python source (`cpu_0.py`) and the binary file of its large
-    constants (`cpu_0.bin`) where it has some."""
+    """The files of each device's module (of `only` those devices, for MPI; the ops
+    ordered by `schedule`: `lower`), by name: its Python source (`cpu_0.py`) and the
+    binary file of its large constants (`cpu_0.bin`) where it has some."""
     with cyclic_gc_paused():
-        lowered = lower(module, devices, timings, only)
+        lowered = lower(module, devices, timings, only, schedule)
         with maybe(timings, "emit Python (-t numba)"):
             return emit_module_files(lowered, parallel)
 
