@@ -37,11 +37,14 @@ from itertools import combinations
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from dflow.analysis.cost_model import work_of
 from dflow.analysis.function_schedule import FunctionSchedule
 from dflow.analysis.liveness import Schedule, Step, Value, lower_bound_bytes
 from dflow.analysis.memory_plan import plan
+from dflow.analysis.order_choice import OrderChoice, choose_order
+from dflow.analysis.scheduling import Dependences, reorder
 from dflow.transforms.recompute.groups import clone_before, is_target, read_clones, recomputable
 from dflow.transforms.recompute.milp import MILP_STEP_LIMIT, BudgetProgram, ProgramInput
 
@@ -69,6 +72,8 @@ class Proposal:
     recomputed: frozenset[int]
     """Op indices (in program order) of the forward ops recomputed for the backward pass."""
     peak: int
+    """The planner's lower bound with the clones where `apply_plan` puts them (the
+    written order; `RecomputeModel.peak` gives the best order's)."""
     flops: int
     strategy: str
 
@@ -81,12 +86,15 @@ class RecomputeModel:
     candidates: list[int]
     """Indices of the forward ops that may be recomputed, in program order."""
     flops: list[int]
+    effects: frozenset[int]
+    """Indices of the ops with effects (sends, receives): their order is kept."""
     readers: list[list[int]] = field(default_factory=list[list[int]])
     """For each op, the ops reading one of its results."""
 
     @staticmethod
     def of(function: FuncOp) -> RecomputeModel:
         base = FunctionSchedule.of(function)
+        effects = frozenset(i for i, op in enumerate(base.ops) if not is_side_effect_free(op))
         allowed = recomputable(function.body.block)
         position = {op: index for index, op in enumerate(base.ops)}
         candidates = [i for i, op in enumerate(base.ops) if allowed(op) and not is_target(op)]
@@ -97,7 +105,7 @@ class RecomputeModel:
                 if isinstance(owner, Operation) and owner in position:
                     readers[position[owner]].append(index)
         flops = [flops_of([op]) for op in base.ops]
-        return RecomputeModel(base, candidates, flops, readers)
+        return RecomputeModel(base, candidates, flops, effects, readers)
 
     def clone_times(self, recomputed: frozenset[int]) -> dict[int, int]:
         """For each recomputed op the backward pass needs, the index of the op its
@@ -118,18 +126,27 @@ class RecomputeModel:
 
     def schedule(self, times: dict[int, int]) -> Schedule:
         """The rewritten function as the planner's schedule."""
+        return self.layout(times)[0]
+
+    def layout(self, times: dict[int, int]) -> tuple[Schedule, Dependences]:
+        """The rewritten function as the planner's schedule, its clones where
+        `apply_plan` puts them, and what its order must keep (`df-schedule`'s rules)."""
         values = list(self.base.sizes)
         clone_of: dict[int, int] = {}
         by_anchor: dict[int, list[int]] = {}
         for index in sorted(times):
             by_anchor.setdefault(times[index], []).append(index)
         steps: list[Step] = []
+        chain: list[int] = []
         for index, op in enumerate(self.base.ops):
             for recomputed in by_anchor.get(index, []):
                 steps.append(self._clone_step(recomputed, values, clone_of))
+            if index in self.effects:
+                chain.append(len(steps))
             step = self.base.step(op)
             steps.append(_read_clones(step, clone_of) if is_target(op) else step)
-        return Schedule(tuple(values), tuple(steps))
+        schedule = Schedule(tuple(values), tuple(steps))
+        return schedule, Dependences.of(schedule, chain, len(steps) - 1)
 
     def _clone_step(self, index: int, values: list[Value], clone_of: dict[int, int]) -> Step:
         step = self.base.step(self.base.ops[index])
@@ -138,9 +155,20 @@ class RecomputeModel:
             values.append(values[write])
         return _read_clones(step, clone_of, writes=True)
 
+    def ordered(self, recomputed: frozenset[int]) -> tuple[Schedule, OrderChoice]:
+        """The plan's schedule and the order `df-schedule` would choose for it."""
+        schedule, dependences = self.layout(self.clone_times(recomputed))
+        return schedule, choose_order(schedule, dependences)
+
+    def peak(self, recomputed: frozenset[int]) -> int:
+        """The planner's lower bound for the plan in its best order."""
+        return self.ordered(recomputed)[1].bound
+
     def arena_bytes(self, recomputed: frozenset[int]) -> int:
-        """The planner's arena (all packers) for the plan, before any IR is built."""
-        return plan(self.schedule(self.clone_times(recomputed))).arena_bytes
+        """The planner's arena (all packers) for the plan in its best order, before any
+        IR is built."""
+        schedule, choice = self.ordered(recomputed)
+        return plan(reorder(schedule, choice.order)).arena_bytes
 
     def propose(self, recomputed: frozenset[int], strategy: str) -> Proposal:
         times = self.clone_times(recomputed)

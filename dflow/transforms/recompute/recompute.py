@@ -59,6 +59,7 @@ from dflow.transforms.recompute.groups import (
     recomputable,
     recompute_groups,
 )
+from dflow.transforms.schedule import schedule_function
 
 _fail = pass_failure("df-recompute")
 
@@ -113,7 +114,7 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
         raise _fail(f"mode=budget: {str(error).removeprefix('df-plan-buffers: ')}") from None
     forward = forward_flops(function)
     found = sorted(proposals(model, strategies, budget), key=lambda p: (p.flops, p.peak))
-    fitting = (p for p in found if p.peak <= budget)
+    fitting = (p for p in found if model.peak(p.recomputed) <= budget)
     chosen = next((p for p in fitting if model.arena_bytes(p.recomputed) <= budget), None)
     if chosen is None:
         smallest = min(found, key=lambda p: model.arena_bytes(p.recomputed))
@@ -123,6 +124,7 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
             f"({_how(smallest)})"
         )
     apply_plan(function, model, chosen.recomputed)
+    schedule_function(function)
     measured = peak_bytes(function)
     if measured is None or measured > budget:
         raise _fail(
