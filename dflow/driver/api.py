@@ -268,9 +268,10 @@ class Program:
         }
 
     @cached_property
-    def memory(self) -> dict[str, dict[str, int]]:
-        """Per device, the entry's arena, its lower bound and the naive size in bytes,
-        as `dflow plan --json` gives them."""
+    def memory(self) -> dict[str, dict[str, int | None]]:
+        """Per device, the entry's memory plan as `dflow plan --json` gives it: the lower
+        bound as written and in the order chosen, the optimum (None where not computed),
+        the arena and the naive size in bytes."""
         return memory_figures(self.module.clone(), self.entry, self.devices)
 
     def __repr__(self) -> str:

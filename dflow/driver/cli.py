@@ -13,8 +13,9 @@ finds computing something else (`dflow.driver.bisect`); `dflow reduce FILE --tes
 shrinks it while `CMD` says it is still interesting (`dflow.driver.reduce`).
 `dflow compile FILE -o DIR`
 writes each device's Python module
-(`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's arena, its
-lower bound and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
+(`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's memory plan:
+the lower bound as written and in the order `df-schedule` chooses, the optimum, the
+arena and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
 the graph. `dflow opt FILE -p PIPELINE` is `xdsl-opt` with one-line errors
 (`dflow.driver.opt`). FILE is a path, or `-` for standard input, read once.
 

@@ -116,12 +116,17 @@ def plan(args: argparse.Namespace) -> None:
         print(f"dflow: drew the plan of {len(figures)} devices in {args.plot}", file=sys.stderr)
 
 
-def _plan_table(figures: dict[str, dict[str, int]]) -> str:
-    """One row per device: the arena, its lower bound and the naive size, in bytes."""
+def _plan_table(figures: dict[str, dict[str, int | None]]) -> str:
+    """One row per device: the lower bound as written and in the chosen order, the
+    optimum (`-` where not computed), the arena and the naive size, in bytes."""
     width = max(len("device"), *map(len, figures))
     lines = [f"{'device':<{width}}" + "".join(f"  {name}" for name in PLAN_FIGURES)]
     for device, row in figures.items():
-        lines.append(f"{device:<{width}}" + "".join(f"  {row[n]:>{len(n)}}" for n in PLAN_FIGURES))
+        cells = ("-" if row[n] is None else str(row[n]) for n in PLAN_FIGURES)
+        lines.append(
+            f"{device:<{width}}"
+            + "".join(f"  {cell:>{len(n)}}" for n, cell in zip(PLAN_FIGURES, cells, strict=True))
+        )
     return "\n".join(lines)
 
 

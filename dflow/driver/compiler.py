@@ -31,9 +31,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from dflow.analysis.function_schedule import plan_entry
+from dflow.analysis.exact_schedule import exact_order
+from dflow.analysis.failures import pass_failure
+from dflow.analysis.function_schedule import plan_function
 from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
-from dflow.dialects.df.symbols import device_modules
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.symbols import device_modules, device_scopes, require_function
 from dflow.driver import feeds
 from dflow.driver.cache import (
     SCRATCH_PREFIX,
@@ -53,6 +56,7 @@ from dflow.runtime import Program, load_program
 from dflow.runtime.parallel_compile import compile_in_parallel
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
+from dflow.transforms.schedule import schedule_function
 
 VERIFY_VARIABLE = "DFLOW_VERIFY"
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
@@ -114,23 +118,45 @@ def lower(
     return module
 
 
-PLAN_FIGURES = ("arena_bytes", "lower_bound_bytes", "naive_bytes")
+PLAN_FIGURES = (
+    "written_bound_bytes",
+    "lower_bound_bytes",
+    "optimum_bytes",
+    "arena_bytes",
+    "naive_bytes",
+)
 """What `dflow plan` reports of each device's memory plan."""
 
 
 def memory_figures(
     module: ModuleOp, entry: str, devices: str | None = None
-) -> dict[str, dict[str, int]]:
-    """Per device, the arena of `entry`, its lower bound and the naive size in bytes
-    (`dflow plan`), once placed and partitioned on `devices`; `module` is changed."""
+) -> dict[str, dict[str, int | None]]:
+    """Per device (`dflow plan`), once placed and partitioned on `devices`: the lower
+    bound of `entry` as written and in the order `df-schedule` chooses, the least
+    bound of any order (None where the exact search passes its limits), the arena of
+    the chosen order and the naive size, in bytes; `module` is changed (reordered)."""
     module = split_for_devices(module, devices)
+    figures: dict[str, dict[str, int | None]] = {}
     try:
-        plans = plan_entry(module, entry)
+        for device, scope in device_scopes(module):
+            function = require_function(scope, entry, pass_failure("dflow plan"))
+            figures[device or DEFAULT_DEVICE] = _plan_figures(function)
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
+    return figures
+
+
+def _plan_figures(function: FuncOp) -> dict[str, int | None]:
+    choice = schedule_function(function)
+    schedule, memory = plan_function(function)
+    steps = schedule.schedule()
+    exact = exact_order(steps, schedule.dependences(steps), ceiling=choice.bound)
     return {
-        device: {name: getattr(memory, name) for name in PLAN_FIGURES}
-        for device, memory in plans.items()
+        "written_bound_bytes": choice.written_bound,
+        "lower_bound_bytes": memory.lower_bound_bytes,
+        "optimum_bytes": None if exact is None else exact.bound,
+        "arena_bytes": memory.arena_bytes,
+        "naive_bytes": memory.naive_bytes,
     }
 
 

@@ -1,13 +1,14 @@
 """`dflow plan FILE --plot memory.png`: the arena as the planner laid it out.
 
 One panel per device, from the plan `df-plan-buffers` makes of the entry function
-on it (`analysis/memory_plan.py`): across, the schedule's steps (one per op);
-up, the byte offset in the arena. Each value in the arena is a rectangle named
-after it, at its offset and as tall as its bytes, from the step that writes it to
-the last that reads it (`MemoryPlan.placements`: the rectangles the tests give the
-plan checker). Over them, the bytes live at each step after in-place sharing (a
-line whose peak is the lower bound, dashed) and the arena's size. `.png`, `.svg`
-or `.pdf`; matplotlib is an optional extra (`pip install 'dflow[plot]'`).
+on it, its ops in the order `df-schedule` chooses (`analysis/memory_plan.py`):
+across, the schedule's steps (one per op); up, the byte offset in the arena. Each
+value in the arena is a rectangle named after it, at its offset and as tall as its
+bytes, from the step that writes it to the last that reads it
+(`MemoryPlan.placements`: the rectangles the tests give the plan checker). Over
+them, the bytes live at each step after in-place sharing (a line whose peak is the
+lower bound, dashed) and the arena's size. `.png`, `.svg` or `.pdf`; matplotlib is
+an optional extra (`pip install 'dflow[plot]'`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.symbols import device_scopes, require_function
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import split_for_devices
+from dflow.transforms.schedule import schedule_function
 
 FORMATS = (".png", ".svg", ".pdf")
 """The picture formats `--plot` writes, by file suffix."""
@@ -55,6 +57,7 @@ def device_plans(module: ModuleOp, entry: str, devices: str | None) -> list[Devi
     try:
         for device, scope in device_scopes(module):
             function = require_function(scope, entry, pass_failure("dflow plan"))
+            schedule_function(function)
             steps, plan = plan_function(function)
             schedule = steps.schedule()
             placements = plan.placements(schedule)

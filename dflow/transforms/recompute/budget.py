@@ -9,8 +9,10 @@ segmented recomputation: each segment is recomputed from its checkpoint when the
 backward pass reaches it.
 
 Plans are judged on the planner's own model (`analysis/memory_plan.py`): the
-rewritten function is built as an abstract schedule, without IR, and its lower
-bound (liveness after in-place sharing) is the cost of memory; estimated flops
+rewritten function is built as an abstract schedule, without IR, put in the order
+`df-schedule` would choose (`analysis/order_choice.py`: reordering alone may meet the
+budget, with no recomputation), and its lower bound (liveness after in-place
+sharing) is the cost of memory; estimated flops
 (the placement cost model) are the cost of recomputation. Three searches propose
 plans and the cheapest one within the budget wins:
 

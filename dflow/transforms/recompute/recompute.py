@@ -13,7 +13,8 @@ them), or on `func` only:
   elementwise ops, casts, addn, reshape, transpose, broadcast_to (not matmul, conv,
   pools, reductions or softmax).
 - `mode=budget budget=BYTES`: choose the values to keep so that the planner's peak
-  arena for the function is at most BYTES, with the least estimated recomputation
+  arena for the function, in the order `df-schedule` gives it (the pass leaves the
+  function in that order), is at most BYTES, with the least estimated recomputation
   (`budget.py`: Chen's segmentations, a greedy order, every subset of a small
   function, an integer program (`milp.py`); `strategy=` runs one). A budget no plan meets is an
   error that gives the smallest peak reached.
