@@ -30,7 +30,7 @@ from test_memory_plan import _sent_intact, _with_sends, run_in_arena
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from dflow.analysis.exact_schedule import exact_order
+from dflow.analysis.exact_schedule import QUICK, Limits, exact_order
 from dflow.analysis.function_schedule import FunctionSchedule
 from dflow.analysis.liveness import Schedule, Step, Value
 from dflow.analysis.order_choice import STRATEGIES, choose_order
@@ -161,7 +161,8 @@ def test_the_exact_search_gives_up_past_its_limits() -> None:
     steps = (*(Step((), (i,)) for i in range(30)), Step(tuple(range(30))))
     schedule = Schedule(values, steps)
     dependences = Dependences.of(schedule, (), 30)
-    assert exact_order(schedule, dependences, time_limit=0.5) is None
+    assert exact_order(schedule, dependences, limits=Limits(seconds=0.5)) is None
+    assert exact_order(schedule, dependences, limits=QUICK) is None
     choice = choose_order(schedule, dependences, "exact", time_limit=0.5)
     assert choice.exact_bound is None and choice.bound == 30 * 64
 

@@ -16,12 +16,13 @@ depend on the set alone, as the planner computes them (`liveness`):
 So the optimum is exact for the planner's lower bound (the tests compare it with every
 topological order of small graphs, measured by the planner itself). States whose peak
 already passes the best heuristic order's are dropped; the search gives up (None)
-past `STATE_LIMIT` states or `time_limit` seconds, so it serves schedules of a few
-dozen steps, depending on how many orders they allow.
+past `STATE_LIMIT` states or `TIME_LIMIT_S` seconds (by default), so it serves
+schedules of a few dozen steps, depending on how many orders they allow.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from dflow.analysis.liveness import Schedule, align
 from dflow.analysis.scheduling import Dependences, view_groups
 
 STATE_LIMIT = 200_000
-"""The most sets of run steps the search keeps at once."""
+"""The most sets of run steps the search keeps at once, by default."""
 
 TIME_LIMIT_S = 2.0
 """The default time the search may take, in seconds."""
@@ -110,45 +111,96 @@ class _Storages:
         return total
 
 
+@dataclass(frozen=True)
+class Limits:
+    """When the search gives up."""
+
+    seconds: float = TIME_LIMIT_S
+    states: int = STATE_LIMIT
+    """Sets of run steps kept at once."""
+    work: float = math.inf
+    """Sets of run steps expanded in all: a limit independent of the machine's speed,
+    so that whether the search finishes, and so the order chosen, is too."""
+
+
+QUICK = Limits(seconds=math.inf, states=2_000, work=20_000)
+"""The limits under which `df-schedule{strategy=best}` tries the search on small
+schedules: tens of milliseconds at most, the same answer on every machine."""
+
+
 def exact_order(
     schedule: Schedule,
     dependences: Dependences,
     ceiling: int | None = None,
-    time_limit: float = TIME_LIMIT_S,
+    limits: Limits = Limits(),
 ) -> Exact | None:
-    """An order of least peak, or None when the search passes its limits. `ceiling`: a
-    peak some order reaches (the best heuristic's): states above it are dropped."""
-    count = len(schedule.steps)
-    storages = _Storages.of(schedule)
-    before = [sum(1 << p for p in earlier) for earlier in dependences.before]
-    if dependences.last is not None:
-        before[dependences.last] = ((1 << count) - 1) & ~(1 << dependences.last)
-    layer: dict[int, tuple[int, int, int]] = {0: (0, -1, -1)}
-    """Each set of run steps: its best peak, the set before it and the step run last."""
-    parents: list[dict[int, tuple[int, int, int]]] = [layer]
-    deadline = time.monotonic() + time_limit
-    for _ in range(count):
-        following: dict[int, tuple[int, int, int]] = {}
-        for done, (peak, _, _) in layer.items():
-            live = storages.live_after(done)
-            for step in range(count):
-                bit = 1 << step
-                if done & bit or before[step] & ~done:
-                    continue
-                reached = max(peak, storages.during(done, live, step))
-                if ceiling is not None and reached > ceiling:
-                    continue
-                known = following.get(done | bit)
-                if known is None or reached < known[0]:
-                    following[done | bit] = (reached, done, step)
-            if len(following) > STATE_LIMIT or time.monotonic() > deadline:
+    """An order of least peak, or None when the search passes its `limits`. `ceiling`:
+    a peak some order reaches (the best heuristic's): states above it are dropped."""
+    return _Search.of(schedule, dependences, ceiling, limits).run()
+
+
+@dataclass
+class _Search:
+    storages: _Storages
+    before: list[int]
+    """Each step's predecessors, as a bit mask (the fixed last step: every other)."""
+    ceiling: int | None
+    limits: Limits
+    deadline: float
+    expanded: int = 0
+
+    @staticmethod
+    def of(
+        schedule: Schedule, dependences: Dependences, ceiling: int | None, limits: Limits
+    ) -> _Search:
+        count = len(schedule.steps)
+        before = [sum(1 << p for p in earlier) for earlier in dependences.before]
+        if dependences.last is not None:
+            before[dependences.last] = ((1 << count) - 1) & ~(1 << dependences.last)
+        deadline = time.monotonic() + limits.seconds
+        return _Search(_Storages.of(schedule), before, ceiling, limits, deadline)
+
+    def run(self) -> Exact | None:
+        layer: dict[int, tuple[int, int, int]] = {0: (0, -1, -1)}
+        """Each set of run steps: its best peak, the set before it and the step run last."""
+        parents = [layer]
+        for _ in self.before:
+            following = self._expand(layer)
+            if not following:
                 return None
-        if not following:
-            return None
-        parents.append(following)
-        layer = following
-    full = (1 << count) - 1
-    return Exact(_path(parents, full), layer[full][0]) if full in layer else None
+            parents.append(following)
+            layer = following
+        full = (1 << len(self.before)) - 1
+        return Exact(_path(parents, full), layer[full][0]) if full in layer else None
+
+    def _expand(
+        self, layer: dict[int, tuple[int, int, int]]
+    ) -> dict[int, tuple[int, int, int]] | None:
+        """The sets one step further, each reached at its least peak; None past the
+        limits."""
+        following: dict[int, tuple[int, int, int]] = {}
+        limits = self.limits
+        for done, (peak, _, _) in layer.items():
+            self._extend(done, peak, following)
+            self.expanded += 1
+            if len(following) > limits.states or self.expanded > limits.work:
+                return None
+            if time.monotonic() > self.deadline:
+                return None
+        return following
+
+    def _extend(self, done: int, peak: int, following: dict[int, tuple[int, int, int]]) -> None:
+        live = self.storages.live_after(done)
+        for step, earlier in enumerate(self.before):
+            bit = 1 << step
+            if done & bit or earlier & ~done:
+                continue
+            reached = max(peak, self.storages.during(done, live, step))
+            if self.ceiling is not None and reached > self.ceiling:
+                continue
+            known = following.get(done | bit)
+            if known is None or reached < known[0]:
+                following[done | bit] = (reached, done, step)
 
 
 def _path(parents: list[dict[int, tuple[int, int, int]]], full: int) -> tuple[int, ...]:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import ConstantLike, is_side_effect_free
+from xdsl.traits import ConstantLike, Pure, is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.analysis.failures import pass_failure
@@ -80,6 +80,11 @@ def view_source(op: Operation) -> SSAValue | None:
 
 def _returned(value: SSAValue) -> bool:
     return any(isinstance(use.operation, ReturnOp) for use in value.uses)
+
+
+def _pure(op: Operation) -> bool:
+    """Whether `op` has no effects (`Pure` answers at once; a `df.fused` asks its body)."""
+    return op.has_trait(Pure) or is_side_effect_free(op)
 
 
 def _check_op(function: FuncOp, op: Operation) -> None:
@@ -147,7 +152,7 @@ class FunctionSchedule:
         """What the order of the ops (`schedule`: this function's) must keep: data, the
         written order of the ops with effects (sends, receives: each device's sequence
         of transfers), the return last."""
-        chain = [i for i, op in enumerate(self.ops) if not is_side_effect_free(op)]
+        chain = [i for i, op in enumerate(self.ops) if not _pure(op)]
         return Dependences.of(schedule, chain, len(self.ops) - 1)
 
     def reorder(self, order: Sequence[int]) -> None:
