@@ -152,8 +152,9 @@ class FunctionSchedule:
         """What the order of the ops (`schedule`: this function's) must keep: data, the
         written order of the ops with effects (sends, receives: each device's sequence
         of transfers), the return last."""
-        chain = [i for i, op in enumerate(self.ops) if not _pure(op)]
-        return Dependences.of(schedule, chain, len(self.ops) - 1)
+        last = len(self.ops) - 1
+        chain = [i for i, op in enumerate(self.ops[:last]) if not _pure(op)]
+        return Dependences.of(schedule, chain, last)
 
     def reorder(self, order: Sequence[int]) -> None:
         """Move the function's ops into `order` (op indices; the return stays last)."""

@@ -118,7 +118,9 @@ def live_intervals(schedule: Schedule) -> dict[int, tuple[int, int]]:
 
 
 def _name(schedule: Schedule, value: int) -> str:
-    return schedule.values[value].name or f"value {value}"
+    """`%name` as the IR spells it, or the value's index where it has no name."""
+    name = schedule.values[value].name
+    return f"%{name}" if name else f"value {value}"
 
 
 @dataclass

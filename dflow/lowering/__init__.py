@@ -9,6 +9,7 @@ pass whose output can be printed, checked and stopped at:
     df-collapse-loops  CPU loops in the shape LLVM vectorizes        collapse_loops.py
     df-lower-host    each graph function a dfrt host function        lower_host.py
 
-The driver runs them as `LOWERING_PIPELINE` (with `df-prune` from `transforms`
-before fusing), after placement; `backend` prints the result.
+The driver runs them as `lowering_pipeline()` (with `df-prune` from `transforms`
+before fusing, and `df-schedule`, which orders the kernels for the least memory,
+before planning), after placement; `backend` prints the result.
 """

@@ -37,6 +37,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dflow.analysis.failures import pass_failure
 from dflow.analysis.function_schedule import FunctionSchedule, check_plannable
+from dflow.analysis.liveness import PlanError
 from dflow.analysis.order_choice import OrderChoice, choose_order
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 
@@ -57,7 +58,10 @@ def schedule_function(
     except PassFailedException as error:  # the planner's own: what it cannot plan
         raise _fail(str(error).removeprefix("df-plan-buffers: ")) from None
     steps = schedule.schedule()
-    choice = choose_order(steps, schedule.dependences(steps), strategy)
+    try:
+        choice = choose_order(steps, schedule.dependences(steps), strategy)
+    except PlanError as error:  # a value read before it is written
+        raise _fail(f"@{function.sym_name.data}: {error}") from None
     if list(choice.order) != list(range(len(schedule.ops))):
         schedule.reorder(choice.order)
     return choice

@@ -102,3 +102,15 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// A value read before the op that writes it (xDSL's verifier lets a graph region
+// through): no order of the ops is a schedule.
+
+// CHECK: {{^}}df-schedule: @early: %b is read at step 0 before written{{$}}
+func.func @early(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = df.neg %b : (tensor<4xf32>) -> tensor<4xf32>
+  %b = df.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %a : tensor<4xf32>
+}

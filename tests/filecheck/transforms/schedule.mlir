@@ -373,7 +373,7 @@ func.func @optimal(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> (tensor<f32>, 
 // - greedy: after %a, %u's net is 0 (it frees its own result, nobody reads it) and
 //   %s's is +64: %u first, 8192. random: 0 times any factor is below 64 times any,
 //   so every seed does the same: 8192, seed 0's kept. These four apply their order
-//   though it is worse than written (ASIS: the stats line says 1.969x).
+//   though it is worse than written (the ASIS line below: 1.969x).
 // - bfs: %s and %u wait on %a alone, %s written first: the written order. lpmf: %s
 //   raises the peak to 4160, %u to 8192 (not in place while %s is to come): %s
 //   first, the written order.
@@ -661,18 +661,13 @@ func.func @exact_wins(%y: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, t
 //   before %s (frees 4032): 8192, the send as early as the receive before it allows.
 //   lpmf the same (peak 8192 against 8256 for %s). random, seed 0: the send's
 //   -4096 x 1.011 is below %s's -4032 x 0.921: the same, 8192.
-// - dfs: the send's side first (more extra users below it than %s's): %a, %r, %b,
-//   the send, %s: 8192. best: written and post-order at 8256, dfs at 8192 (the floor,
-//   4160, is not reached; nothing does better, the exact search neither): dfs's
-//   order. exact: optimum 8192, the same order.
-// - post-order: by the docs (analysis/scheduling.py) it starts from the sinks
-//   (unused values, sends, the results) and the fixed return has only its data
-//   dependences, so the send is a sink visited before the return: %a, %r, %b, the
-//   send, %s (8192), and best would name post-order (first at 8192), not dfs. The
-//   pass chains func.return after the last send (xDSL does not count func.return as
-//   free of effects), so the send is no sink and post-order gives the written order.
-//   Until that is settled, POST checks only the transfers' order and STATS and
-//   OPTIMUM accept either name.
+// - post-order: from the sinks in written order: the send (nothing follows it but
+//   the return, which keeps only its data dependences) reaches %b, %a and the
+//   receive of %r chained before it: %a, %r, %b, the send, then %s from the return:
+//   8192. dfs the same (the send's side has more extra users below it than %s's).
+//   best: written at 8256, post-order at 8192 first (the floor, 4160, is not
+//   reached; nothing does better, the exact search neither): post-order's order.
+//   exact: optimum 8192, the same order.
 //
 // gpu:0 computes %p and %q (4 KiB each), sends them in that order, then receives %g
 // and returns its max. Written, both are live before the first send: 8192. A send
@@ -774,10 +769,13 @@ func.func @exact_wins(%y: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, t
 // HOLD-NEXT:    func.return %[[S]] :
 
 // POST-LABEL: builtin.module attributes {df.device = "cpu:0"}
-// POST:         df.recv {{.*}}key = "main.k0"
-// POST:         df.recv {{.*}}key = "main.k1"
-// POST:         df.send {{.*}}key = "main.k2"
-// POST:         func.return
+// POST:        func.func @main(
+// POST-NEXT:    %[[A:.*]] = df.recv {{.*}}key = "main.k0"
+// POST-NEXT:    %[[R:.*]] = df.recv {{.*}}key = "main.k1"
+// POST-NEXT:    %[[B:.*]] = df.neg %[[A]] {
+// POST-NEXT:    df.send %[[B]] {{.*}}key = "main.k2"
+// POST-NEXT:    %[[S:.*]] = df.reduce_sum %[[R]] {
+// POST-NEXT:    func.return %[[S]] :
 
 // WRITTEN-LABEL: builtin.module attributes {df.device = "gpu:0"}
 // WRITTEN:        func.func @main(
@@ -879,9 +877,9 @@ func.func @exact_wins(%y: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, t
 // HOLD-NEXT:    %[[M:.*]] = df.reduce_max %[[G]] {
 // HOLD-NEXT:    func.return %[[M]] :
 
-// STATS:     {{^}}df-schedule: @main on cpu:0: lower bound as written 8256, in the order chosen 8192 bytes ({{(post-order|dfs)}}, 0.992x){{$}}
+// STATS:     {{^}}df-schedule: @main on cpu:0: lower bound as written 8256, in the order chosen 8192 bytes (post-order, 0.992x){{$}}
 // STATS:     {{^}}df-schedule: @main on gpu:0: lower bound as written 8192, in the order chosen 4160 bytes (greedy, 0.508x){{$}}
-// OPTIMUM:   {{^}}df-schedule: @main on cpu:0: lower bound as written 8256, in the order chosen 8192 bytes ({{(post-order|dfs)}}, 0.992x); optimum 8192{{$}}
+// OPTIMUM:   {{^}}df-schedule: @main on cpu:0: lower bound as written 8256, in the order chosen 8192 bytes (post-order, 0.992x); optimum 8192{{$}}
 // OPTIMUM:   {{^}}df-schedule: @main on gpu:0: lower bound as written 8192, in the order chosen 4160 bytes (greedy, 0.508x); optimum 4160{{$}}
 // HOLDSTATS: {{^}}df-schedule: @main on cpu:0: lower bound as written 8256, in the order chosen 8256 bytes (written, 1.000x){{$}}
 // HOLDSTATS: {{^}}df-schedule: @main on gpu:0: lower bound as written 12352, in the order chosen 12352 bytes (written, 1.000x){{$}}
