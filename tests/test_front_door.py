@@ -814,3 +814,23 @@ def test_a_deep_call_chain_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
         f"{path}: error: the program nests too deeply for dflow (calls or regions past "
         "Python's recursion limit)"
     )
+
+
+DYNAMIC_ARGUMENT = """\
+func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  func.return %x : tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("interpret", [[], ["--interpret"]])
+def test_a_dynamic_argument_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], interpret: list[str]
+) -> None:
+    """Random feeds for a `tensor<?xf32>` argument were NumPy's 'negative dimensions'
+    error, reported as a bug in dflow (the fuzzer's corpus found it in a lit file)."""
+    path = write(tmp_path, "dynamic.mlir", DYNAMIC_ARGUMENT)
+    assert fails(capsys, "run", path, *interpret) == (
+        f"{path}:1:1: error: argument 0 of @main has type tensor<?xf32>; "
+        "only static shapes can be fed"
+    )

@@ -44,11 +44,18 @@ def argument_alias(function: FuncOp, argument: BlockArgument) -> str | None:
 
 
 def argument_tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Attribute]:
-    """The tensor type of `argument`, or a one-line error for one that is no tensor."""
+    """The tensor type of `argument`, or a one-line error for one that is no tensor or
+    has a dynamic size."""
     if not isa(argument.type, TensorType[Attribute]):
         raise DflowError(
             f"argument {argument.index} of @{function.sym_name.data} has type {argument.type}; "
             "only tensors can be fed",
+            location_of(function),
+        )
+    if any(size < 0 for size in argument.type.get_shape()):
+        raise DflowError(
+            f"argument {argument.index} of @{function.sym_name.data} has type {argument.type}; "
+            "only static shapes can be fed",
             location_of(function),
         )
     return argument.type
