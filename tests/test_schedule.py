@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import pytest
@@ -45,6 +46,7 @@ from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.driver.feeds import random_inputs
 from dflow.driver.pipeline import apply_pipeline
 from dflow.interpreters.df import run_function
+from dflow.transforms.schedule import Strategy
 
 # ------------------------------------------------------- abstract schedules
 
@@ -320,3 +322,8 @@ def test_generated_programs_compiled_with_every_strategy(strategy: str, tmp_path
     for seed in (3, 8):
         outcome = check(generate(seed), ["devices"], tmp_path, schedule=strategy)
         assert not outcome.failures, outcome.failures
+
+
+def test_the_pass_option_names_every_strategy() -> None:
+    """`df-schedule{strategy=...}` accepts exactly the strategies `choose_order` knows."""
+    assert get_args(Strategy) == STRATEGIES

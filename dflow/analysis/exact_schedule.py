@@ -26,8 +26,8 @@ import math
 import time
 from dataclasses import dataclass
 
-from dflow.analysis.liveness import Schedule, align
-from dflow.analysis.scheduling import Dependences, view_groups
+from dflow.analysis.liveness import Schedule
+from dflow.analysis.scheduling import Dependences, Footprint
 
 STATE_LIMIT = 200_000
 """The most sets of run steps the search keeps at once, by default."""
@@ -46,10 +46,11 @@ class Exact:
 
 @dataclass
 class _Storages:
-    """Each storage's size, the steps writing it and those reading it, as bit masks."""
+    """`scheduling.Footprint`'s storages numbered, their births and readers as bit masks."""
 
     sizes: list[int]
     writers: list[int]
+    """The step that allocates each storage (a view's step only reads it)."""
     readers: list[int]
     born: list[list[int]]
     """The storages each step allocates (it writes their first value)."""
@@ -58,33 +59,18 @@ class _Storages:
 
     @staticmethod
     def of(schedule: Schedule) -> _Storages:
-        group = view_groups(schedule)
-        roots = sorted({g for g in group if g >= 0})
-        number = {root: i for i, root in enumerate(roots)}
-        storages = _Storages([0] * len(roots), [0] * len(roots), [0] * len(roots), [], [])
-        viewed = {output for step in schedule.steps for output, _ in step.alias}
-        for index, step in enumerate(schedule.steps):
-            storages.born.append([])
-            for value in step.writes:
-                if group[value] >= 0:
-                    storage = number[group[value]]
-                    storages.writers[storage] |= 1 << index
-                    if value not in viewed:
-                        storages.born[index].append(storage)
-                        storages.sizes[storage] = align(schedule.values[value].size)
-            for value in step.reads:
-                if group[value] >= 0:
-                    storages.readers[number[group[value]]] |= 1 << index
-            storages.inplace.append(
-                [
-                    (number[group[source]], align(schedule.values[output].size))
-                    for output, source in step.inplace
-                    if group[source] >= 0
-                    and group[output] >= 0
-                    and output not in viewed
-                    and schedule.values[output].size == schedule.values[source].size
-                ]
-            )
+        footprint = Footprint.of(schedule)
+        number = {root: i for i, root in enumerate(sorted(footprint.size))}
+        count = len(number)
+        storages = _Storages([0] * count, [0] * count, [0] * count, [], [])
+        for root, index in number.items():
+            storages.sizes[index] = footprint.size[root]
+            storages.readers[index] = sum(1 << step for step in footprint.readers[root])
+        for step, born in enumerate(footprint.born):
+            storages.born.append([number[root] for root in born])
+            for root in born:
+                storages.writers[number[root]] |= 1 << step
+            storages.inplace.append([(number[g], size) for g, size in footprint.inplace[step]])
         return storages
 
     def live_after(self, done: int) -> int:
