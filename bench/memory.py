@@ -28,7 +28,7 @@ tanh, scale, relu on 128x128), `random-N` (tests/graphgen.py, 200 ops; `small-N`
 ops, where the exact search finishes), `mlp@2` (the
 MLP placed on cpu:0,gpu:0 and partitioned: one arena per device, sends and receives
 included), `mlp-N` (`bench/recompute.py`'s N-layer training graphs, width 32, batch
-1024) and `resnet18` (torchvision's ResNet-18 inference at batch 1, through ONNX;
+1024) and `resnet18` (ResNet-18 inference at batch 1, through ONNX;
 skipped without torch). `--quick` leaves out ResNet-18 and the 2,000-op timings.
 """
 
@@ -77,16 +77,17 @@ def _deep_mlp(n: int) -> Callable[[], ModuleOp]:
 
 
 def resnet18() -> ModuleOp:
-    """torchvision's ResNet-18 (random weights) exported to ONNX and imported at batch 1."""
+    """ResNet-18 (random weights; torchvision's architecture, `tests/torch_models.py`)
+    exported to ONNX and imported at batch 1."""
     import torch  # noqa: PLC0415 (optional: only this graph needs it)
-    import torchvision  # noqa: PLC0415
+    from torch_models import resnet18 as torch_resnet18  # noqa: PLC0415
 
     torch.manual_seed(0)
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            torchvision.models.resnet18().eval(),
+            torch_resnet18().eval(),
             (torch.zeros(1, 3, 224, 224),),
             buffer,
             dynamo=False,

@@ -2,10 +2,10 @@
 
     taskset -c 0 python bench/onnx_resnet.py [--batches 1 8] [--runs 10] [--rounds 3] [--blas-as-is]
 
-torchvision's ResNet-18 with random weights (seed 0), exported by
-`torch.onnx.export` (opset 17, a symbolic batch, BatchNorm folded into the
-convolutions as exporters do by default). The same weights run three ways: dflow
-(the model imported with `--shape`-like static shapes, compiled, called), ONNX
+ResNet-18 (torchvision's architecture, defined in `tests/torch_models.py`) with
+random weights (seed 0), exported by `torch.onnx.export` (opset 17, a symbolic batch,
+BatchNorm folded into the convolutions as exporters do by default). The same weights
+run three ways: dflow (the model imported with `--shape`-like static shapes, compiled, called), ONNX
 Runtime (its CPU provider, one intra-op and one inter-op thread) and PyTorch eager
 (`torch.set_num_threads(1)`, `no_grad`, eval mode). Printed, all from this run:
 
@@ -53,18 +53,20 @@ import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
-import torchvision  # noqa: E402
 
 import dflow  # noqa: E402
 from dflow.frontend.onnx import import_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from torch_models import resnet18 as torch_resnet18  # noqa: E402
+
 Infer = Callable[[np.ndarray], np.ndarray]
 
 
 def resnet18() -> tuple[Any, onnx.ModelProto]:
     torch.manual_seed(0)
-    module = torchvision.models.resnet18().eval()
+    module = torch_resnet18().eval()
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -14,4 +14,6 @@ ruff format --check .
 # installed), whichever environment pyright itself was installed in.
 pyright --project pyproject.toml --pythonpath "$(python3 -c 'import sys; print(sys.executable)')"
 lit -sv tests/filecheck
-python3 -m pytest
+# -rs: every skipped test with its reason; --durations: the 20 slowest, to keep the suite's
+# time in view (.ci/run's budget: 25 minutes on 2 cores, the fresh install included)
+python3 -m pytest -rs --durations=20

@@ -2,7 +2,8 @@
 symbolic batch axis, the input named `input.1` as PyTorch names it) through dflow,
 compiled and compared with ONNX Runtime (one thread) and with PyTorch itself: an MLP
 at opsets 11, 13 and 17, a CNN with its BatchNorm kept (a grouped convolution, both
-pools, `ceil_mode`), torchvision's ResNet-18 with random weights.
+pools, `ceil_mode`), ResNet-18 as torchvision defines it (`tests/torch_models.py`) with
+random weights.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import pytest
 from numpy.typing import NDArray
 from onnx import ModelProto
 from onnx_models import assert_close, batch_input, onnx_runtime
+from optional import require
 
 import dflow
 
-torch = pytest.importorskip("torch")
+torch = require("torch", "to export models to ONNX (pip install -e '.[dev]')")
 pytestmark = pytest.mark.usefixtures("module_cache")
 Array = NDArray[Any]
 
@@ -99,8 +101,9 @@ def test_exported_cnn_with_its_batch_norm(opset: int) -> None:
 
 
 def test_exported_resnet18() -> None:
-    torchvision = pytest.importorskip("torchvision")
+    from torch_models import resnet18  # noqa: PLC0415 (imports torch: after the skip above)
+
     torch.manual_seed(0)
-    module = torchvision.models.resnet18()
+    module = resnet18()
     model = export(module, (1, 3, 224, 224), 17)
     check_exported(module, model, batch_input((1, 3, 224, 224)))
