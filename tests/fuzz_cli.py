@@ -638,3 +638,55 @@ def _exit_status(main: Callable[[list[str]], int], argv: list[str]) -> int:
     except Exception:  # a traceback main let out: report it as the process would show it
         print(traceback.format_exc(), file=sys.stderr)
         return 1
+
+
+# ---------------------------------------------------------- option mutations
+
+OPTION_MUTATIONS: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "devices-empty": ("--devices", ""),
+    "devices-comma": ("--devices", ","),
+    "devices-trailing-comma": ("--devices", "cpu:0,"),
+    "devices-spaces": ("--devices", " cpu:0 , cpu:1 "),
+    "devices-one": ("--devices", "cpu:0"),
+    "devices-second": ("--devices", "cpu:1"),
+    "devices-two": TWO_CPUS,
+    "devices-reversed": ("--devices", "cpu:1,cpu:0"),
+    "devices-twice": ("--devices", "cpu:0,cpu:0"),
+    "devices-bad": ("--devices", "tpu:0"),
+    "devices-rank": ("--devices", "cpu:0@1"),
+    "devices-gpu": ("--devices", "gpu:0"),
+    "entry-missing": ("--entry", "nowhere"),
+    "entry-main": ("--entry", "main"),
+    "seed": ("--seed", "7"),
+    "shape": ("--shape", "x=4,8"),
+    "shape-twice": ("--shape", "x=1", "--shape", "x=2"),
+    "passes": ("-p", "df-optimize"),
+    "passes-upstream": ("-p", "canonicalize,cse"),
+    "passes-unknown": ("-p", "df-nothing"),
+    "passes-bad-option": ("-p", "df-recompute{mode=fastest}"),
+    "passes-place": ("-p", "df-place-devices{devices=cpu:0,cpu:1}"),
+    "trace": ("--trace", "{folder}/run.json"),
+    "trace-nowhere": ("--trace", "{folder}/no/such/run.json"),
+    "trace-interpret": ("--interpret", "--trace", "{folder}/run.json"),
+    "inputs-missing": ("--inputs", "{folder}/none.npz"),
+    "output": ("--output", "{folder}/out.npz"),
+    "output-nowhere": ("--output", "{folder}/no/such/out.npz"),
+    "print": ("--print",),
+    "parallel": ("--parallel",),
+    "timeout-zero": ("--timeout", "0"),
+    "interpret": ("--interpret",),
+}
+"""Options a `dflow run` may be given, right or wrong, appended to a program's own
+(`tests/test_run_paths.py` runs each from the cache and the whole way); `{folder}` is
+the case's folder."""
+
+
+def option_case(seed: int, programs: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
+    """The program (one of `programs`), the mutation's name and up to two mutations'
+    options of `seed`, drawn deterministically."""
+    rng = Rng(seed)
+    program = rng.choice(sorted(programs))
+    names = rng.sample(sorted(OPTION_MUTATIONS), rng.choice((1, 1, 2)))
+    options = tuple(option for name in names for option in OPTION_MUTATIONS[name])
+    return program, "+".join(names), options

@@ -1316,7 +1316,9 @@ def test_cli_run_compiled_on_two_devices_saves_outputs(
     )
     assert result.returncode == 0, result.stderr
     with np.load(tmp_path / "out.npz") as saved:
-        assert_same([saved["out0"]], run_function(module, "main", inputs), ["y"])
+        # the towers' sums (terms near 1000) cancel, and OpenBLAS's last bits depend on
+        # its thread count (two CPU devices take half the cores each): an absolute atol
+        assert_same([saved["out0"]], run_function(module, "main", inputs), ["y"], 1e-3)
     assert len(list((tmp_path / "cache").rglob("cpu_*.py"))) == 2
 
 

@@ -223,6 +223,23 @@ def test_external_data_inside_the_folder_is_read(tmp_path: Path) -> None:
     np.testing.assert_array_equal(y, np.arange(6, dtype=np.float32).reshape(2, 3))
 
 
+def test_changed_external_data_is_read_again(tmp_path: Path) -> None:
+    """The model's bytes are unchanged, its external data not: the second run must
+    not take the first one's cache entry (keyed by the model's bytes alone, the cached
+    `dflow run` would give the old weights)."""
+    path = external_model(tmp_path, "weights.bin")
+    np.save(tmp_path / "x.npy", np.zeros((2, 3), np.float32))
+    argv = ["run", str(path), "--inputs", str(tmp_path / "x.npy"), "--output"]
+    assert run_in_process([*argv, str(tmp_path / "y.npz")]).status == 0
+    weights = np.arange(6, dtype=np.float32)[::-1].copy()
+    (tmp_path / "weights.bin").write_bytes(weights.tobytes())
+    assert run_in_process([*argv, str(tmp_path / "z.npz")]).status == 0
+    (y,) = np.load(tmp_path / "y.npz").values()
+    (z,) = np.load(tmp_path / "z.npz").values()
+    np.testing.assert_array_equal(y, np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(z, weights.reshape(2, 3))
+
+
 @pytest.mark.parametrize("location", ["../weights.bin", "sub/../../weights.bin", "/etc/passwd"])
 def test_external_data_outside_the_folder_is_refused(tmp_path: Path, location: str) -> None:
     folder = tmp_path / "model"

@@ -117,7 +117,9 @@ def test_cli_places_partitions_and_runs_like_one_device(tmp_path: Path) -> None:
     )
     assert single.returncode == several.returncode == 0, several.stderr
     with np.load(tmp_path / "one.npz") as one, np.load(tmp_path / "two.npz") as two:
-        np.testing.assert_array_equal(one["out0"], two["out0"])
+        # close, not equal: OpenBLAS's last bits depend on its thread count, and two
+        # CPU devices each take half the cores (runtime/blas_threads.py)
+        np.testing.assert_allclose(one["out0"], two["out0"], rtol=1e-5, atol=1e-3)
 
 
 def test_cli_bad_device_list_is_one_line(tmp_path: Path) -> None:

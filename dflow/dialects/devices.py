@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from xdsl.ir import Operation
+if TYPE_CHECKING:  # the names alone are read without xDSL (a cached `dflow run`)
+    from xdsl.ir import Operation
 
 DEVICE_PATTERN = re.compile(r"(cpu|gpu):\d+(@\d+)?")
 """Devices are `cpu:N` and `gpu:N`, each optionally `@RANK`."""
@@ -46,6 +48,25 @@ DEFAULT_DEVICE = "cpu:0"
 without pins or `--devices`."""
 
 
+def checked_devices(requested: str, option: str = "--devices") -> str:
+    """A list of devices as given (`cpu:0, cpu:1`), checked and written without
+    spaces (`cpu:0,cpu:1`); ValueError naming `option` for an empty list, an empty
+    entry or a bad name."""
+    devices = [part.strip() for part in requested.split(",")]
+    if not any(devices):
+        raise ValueError(f"{option} is empty: name at least one device, e.g. {option} cpu:0")
+    if not all(devices):
+        raise ValueError(f"{option} {requested!r} has an empty entry between commas")
+    for device in devices:
+        if not DEVICE_PATTERN.fullmatch(device):
+            raise ValueError(f"{option}: bad device {device!r}: each must be {DEVICE_FORM}")
+    return ",".join(devices)
+
+
+def _none() -> dict[str, frozenset[type[Operation]]]:
+    return {}
+
+
 @dataclass(frozen=True)
 class DeviceCapabilities:
     """Which ops each kind of device can run, as a target states it: per kind, the
@@ -53,9 +74,7 @@ class DeviceCapabilities:
     (`dflow.backend`) that has the kernels says it. The empty default runs every op
     everywhere."""
 
-    missing: Mapping[str, frozenset[type[Operation]]] = field(
-        default_factory=dict[str, frozenset[type[Operation]]]
-    )
+    missing: Mapping[str, frozenset[type[Operation]]] = field(default_factory=_none)
 
     def can_run(self, device: str, op: Operation) -> bool:
         """Whether `device` (`cpu:N`, `gpu:N`) can run `op`."""

@@ -43,6 +43,7 @@ from dflow.driver.multidevice import (
     is_partitioned,
 )
 from dflow.driver.onnx_input import Shapes, import_onnx, is_model, model_name
+from dflow.driver.run_options import checked_device_option, request_key
 from dflow.frontend.builder import Graph
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
@@ -150,7 +151,10 @@ def compile(
     text, name, module = _source(program, shapes)
     module = load_text(text, name, passes) if module is None else load_module(module, passes)
     check_runnable_module(module)
-    return Program(module, text, devices_for(module, devices), parallel, passes, entry, mpi)
+    asked = None if devices is None else checked_device_option(devices)
+    request = request_key(text, asked, passes)
+    placed = devices_for(module, devices)
+    return Program(module, text, placed, parallel, passes, entry, mpi, request=request)
 
 
 def _on_ranks(
@@ -186,7 +190,11 @@ class Program:
         passes: str,
         entry: str = "main",
         mpi: bool = False,
+        *,
+        request: str | None = None,
     ):
+        """`request`: the cache key of the compile as asked for
+        (`run_options.request_key`), which `dflow run` shares."""
         self.module = module.clone()
         """The program as it was checked, before the lowering (for `interpret`)."""
         self.devices = devices
@@ -205,7 +213,7 @@ class Program:
             return
         check_gpus(module, devices)
         self.loaded: LoadedProgram = compiled_program(
-            text, module, devices, parallel, passes=passes
+            text, module, devices, parallel, passes=passes, request=request
         )
 
     @cached_property

@@ -1,13 +1,16 @@
-"""`dflow run` of a program compiled before, without the compiler.
+"""`dflow run`: its options checked once (`dflow.driver.run_options`), then the run
+answered from the cache when it can, else the whole way (`dflow.driver.commands`).
 
-A compiled program's cache entry (`dflow.driver.compiler.compiled_program`) is keyed
-by its text and options, and holds, beside the device modules, the signatures of its
-entry functions. When the entry of a run is there, the program needs no parsing,
-verifying or lowering: this module reads the entry, makes or loads the feeds against
-the stored signature and runs the loaded modules, importing neither xDSL nor any
-compiler module. Anything else (no entry yet, `--interpret`, an ONNX model, a GPU, a
-partitioned program, an entry it does not know) goes the whole way, which also gives
-the errors of a program that does not parse.
+A run's cache entry (`dflow.driver.compiler.compiled_program`) is keyed by the request:
+the program (its text, or an ONNX model's bytes and `--shape`s), the devices as asked
+for, the pipeline and the compiler; beside the device modules it holds the signatures
+of the entry functions. When the entry of a run is there, the program needs no parsing,
+verifying or lowering: this module makes or loads the feeds against the stored
+signature and runs the loaded modules, importing neither xDSL nor any compiler module.
+That holds for programs with pins, partitioned ones, ONNX models and GPU programs
+(numba is asked for a GPU first, as the whole way asks it). `--interpret`, `--mpi`, a
+request not compiled before, an entry the program lacks go the whole way, which also
+gives the errors of a program that does not parse.
 """
 
 from __future__ import annotations
@@ -17,67 +20,73 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dflow.driver.arrays import (
-    Array,
-    EntrySignature,
-    in_full,
-    load_inputs,
-    save_outputs,
-    summarize,
-)
+from dflow.driver.arrays import Array, EntrySignature, in_full, load_inputs, save_outputs, summarize
 from dflow.driver.cache import SIGNATURES, mark_used, private_cache_entry, program_key
 from dflow.driver.errors import DflowError
-from dflow.driver.onnx_input import is_model
 from dflow.driver.profiling import run_program
-from dflow.driver.program_text import Source, display_name, read_source
+from dflow.driver.run_options import RunOptions, request_text, require_gpus, run_options
 from dflow.runtime import ProgramError, load_program
+from dflow.runtime.program import DEVICE_MODULE
 
 
-def run_from_cache(args: argparse.Namespace) -> bool:
-    """Whether `dflow run` (`args`) ran from the cache; the text it read (once, as a
-    pipe is) is left in `args.source` for the whole way."""
-    if is_model(args.file) or args.mpi:  # under MPI only rank 0 reads (`run_on_mpi`)
-        return False
-    args.source = read_source(args.file)
-    outputs = run_cached(args, args.source)
+def run(args: argparse.Namespace) -> None:
+    """`dflow run`: from the cache, else the whole way; the outputs shown (none on an
+    MPI rank other than 0)."""
+    options = run_options(args)
+    outputs = run_cached(options)
     if outputs is None:
-        return False
-    show_outputs(args, outputs)
-    return True
+        from dflow.driver.commands import run_whole  # noqa: PLC0415 (imports the compiler)
+
+        outputs = run_whole(options)
+    if outputs is not None:
+        show_outputs(options, outputs)
 
 
-def show_outputs(args: argparse.Namespace, outputs: list[Array]) -> None:
+def show_outputs(options: RunOptions, outputs: list[Array]) -> None:
     """Save the outputs (`--output`) and print them (`--print`: in full; else one line
     each, unless they went into a file and the inputs came from files)."""
-    if args.output is not None:
-        save_outputs(args.output, outputs)
-    if args.print:
+    if options.output is not None:
+        save_outputs(options.output, outputs)
+    if options.print:
         print("\n".join(in_full(outputs)))
-    elif args.inputs is None or args.output is None:
+    elif options.inputs is None or options.output is None:
         print("\n".join(summarize(outputs)))
 
 
-def run_cached(args: argparse.Namespace, source: Source) -> list[Array] | None:
-    """The outputs of `dflow run` (`args`) of `source` from its cache entry, or None
-    when it has no entry that can run it so."""
-    if args.interpret or args.shape:
+def run_cached(options: RunOptions) -> list[Array] | None:
+    """The outputs of the run `options` asks for, from its cache entry; None when no
+    entry can answer it."""
+    if options.interpret or options.mpi:
         return None
-    directory = private_cache_entry(
-        program_key(source.text, args.devices, args.parallel, args.passes)
+    key = program_key(
+        request_text(options, options.program_text()), None, options.parallel, options.passes
     )
-    signature = _stored_signature(directory, args.entry)
-    if signature is None or any(directory.glob("gpu_*.py")):
-        return None  # a GPU run first checks that numba finds one
+    directory = private_cache_entry(key)
+    signature = _stored_signature(directory, options.entry)
+    if signature is None:
+        return None
     mark_used(directory)
+    inputs = feeds_for(options.inputs, options.seed, signature)
+    require_gpus(_devices(directory))
     program = load_program(directory)
-    if args.inputs is None:
-        inputs = signature.random_inputs(args.seed)
-    else:
-        inputs = signature.match_inputs(load_inputs(args.inputs), " ".join(args.inputs))
     try:
-        return run_program(program, args, inputs)
+        return run_program(program, options, inputs)
     except ProgramError as error:
-        raise DflowError(str(error), display_name(args.file)) from None
+        raise DflowError(str(error), options.name) from None
+
+
+def feeds_for(files: list[str] | None, seed: int, signature: EntrySignature) -> list[Array]:
+    """A run's inputs, both ways: seeded random ones, or those of the `--inputs` files
+    matched to `signature`."""
+    if files is None:
+        return signature.random_inputs(seed)
+    return signature.match_inputs(load_inputs(files), " ".join(files))
+
+
+def _devices(directory: Path) -> list[str]:
+    """The devices whose modules `directory` holds (`gpu_1.py`: gpu:1)."""
+    names = (path.name for path in directory.iterdir())
+    return [name.replace("_", ":", 1)[:-3] for name in names if DEVICE_MODULE.fullmatch(name)]
 
 
 def _stored_signature(directory: Path, entry: str) -> EntrySignature | None:

@@ -92,7 +92,7 @@ def _shape_argument(command: argparse.ArgumentParser) -> None:
         action="append",
         type=_shape,
         default=[],
-        metavar="NAME=D0,D1,...",
+        metavar="NAME=D0,D1",
         help="the static shape of an ONNX model's input (one per input with symbolic "
         "dimensions, e.g. input=1,3,224,224)",
     )
@@ -121,7 +121,9 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The `dflow` command line: a subparser per command (`tests/readme_synopsis.py`
+    writes the README's synopsis from it)."""
     parser = _Parser(prog="dflow", description="A multi-level compiler for tensor dataflow graphs.")
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(
@@ -141,19 +143,23 @@ def _parser() -> argparse.ArgumentParser:
     viz = commands.add_parser("viz", help="draw the dataflow graph (.dot, .svg or .png)")
     _program_arguments(viz, "place on these devices first")
     viz.add_argument("-o", "--output", required=True, metavar="GRAPH.svg", help="the picture")
-    viz.add_argument("--entry", default="main", help="function to draw (default: main)")
+    viz.add_argument(
+        "--entry", default="main", metavar="NAME", help="function to draw (default: main)"
+    )
     viz.add_argument(
         "--partition", action="store_true", help="draw each device's part (with --devices)"
     )
     viz.set_defaults(handler=f"{COMMANDS}:viz")
     plan = commands.add_parser("plan", help="report each device's arena size")
     _program_arguments(plan, "place and partition on these first")
-    plan.add_argument("--entry", default="main", help="function to plan (default: main)")
+    plan.add_argument(
+        "--entry", default="main", metavar="NAME", help="function to plan (default: main)"
+    )
     plan.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     plan.add_argument(
         "--plot",
         metavar="MEMORY.png",
-        help="draw each device's arena as planned (.png, .svg, .pdf; needs dflow[plot])",
+        help="draw each device's arena as planned (.png, .svg, .pdf, .jpg, ...; needs dflow[plot])",
     )
     plan.set_defaults(handler=f"{COMMANDS}:plan")
     _bisect_arguments(
@@ -250,14 +256,22 @@ def _bisect_arguments(bisect: argparse.ArgumentParser) -> None:
     bisect.add_argument(
         "-p", "--passes", required=True, metavar="PIPELINE", help="the pipeline to bisect"
     )
-    bisect.add_argument("--entry", default="main", help="function to run (default: main)")
+    bisect.add_argument(
+        "--entry", default="main", metavar="NAME", help="function to run (default: main)"
+    )
     bisect.add_argument(
         "--inputs", action="append", metavar="FILE", help="the inputs, as dflow run takes them"
     )
-    bisect.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of random inputs")
+    bisect.add_argument(
+        "--seed", type=_seed, default=DEFAULT_SEED, metavar="N", help="seed of random inputs"
+    )
     bisect.add_argument("--devices", metavar="LIST", help="compile the end for these devices")
-    bisect.add_argument("--rtol", type=_tolerance, default=1e-5, help="relative (default 1e-5)")
-    bisect.add_argument("--atol", type=_tolerance, default=1e-8, help="absolute (default 1e-8)")
+    bisect.add_argument(
+        "--rtol", type=_tolerance, default=1e-5, metavar="R", help="relative (default 1e-5)"
+    )
+    bisect.add_argument(
+        "--atol", type=_tolerance, default=1e-8, metavar="A", help="absolute (default 1e-8)"
+    )
     bisect.add_argument(
         "--timeout",
         type=_timeout,
@@ -305,7 +319,9 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         "place, partition and run on these devices, "
         "e.g. cpu:0,cpu:1 (default: the devices the program's pins name, else cpu:0)",
     )
-    run.add_argument("--entry", default="main", help="function to run (default: main)")
+    run.add_argument(
+        "--entry", default="main", metavar="NAME", help="function to run (default: main)"
+    )
     run.add_argument(
         "--inputs",
         action="append",
@@ -314,7 +330,9 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         "or, repeated, one .npy file per argument in order (or NAME=FILE.npy)",
     )
     run.add_argument("--output", metavar="Y.npz", help="save the results as out0, out1, ...")
-    run.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of random inputs")
+    run.add_argument(
+        "--seed", type=_seed, default=DEFAULT_SEED, metavar="N", help="seed of random inputs"
+    )
     run.add_argument(
         "--print", action="store_true", help="print every result in full (NumPy's formatting)"
     )
@@ -354,7 +372,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         help="print, to standard error, the time of each kernel and transfer over traced runs, "
         "with its GFLOP/s and GB/s against this machine's measured roofline",
     )
-    run.set_defaults(handler=f"{COMMANDS}:run")
+    run.set_defaults(handler="dflow.driver.cached_run:run")
 
 
 KNOWN_FAILURES = (DflowError, RecursionError, MemoryError)
@@ -381,19 +399,14 @@ def _failure(name: str, error: Exception) -> str:
 
 
 def _handle(args: argparse.Namespace) -> None:
-    """Run the command: `run` from the cache when it can (without importing the
-    compiler), else its handler."""
-    if args.command == "run":
-        from dflow.driver.cached_run import run_from_cache  # noqa: PLC0415 (imports numba)
-
-        if run_from_cache(args):
-            return
+    """Run the command's handler (`dflow run`'s imports the compiler only when the
+    cache cannot answer it: `dflow.driver.cached_run`)."""
     module, function = args.handler.split(":")
     getattr(import_module(module), function)(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         _handle(args)
     except KeyboardInterrupt:

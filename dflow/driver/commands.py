@@ -1,6 +1,6 @@
 """What each `dflow` command does, once `dflow.driver.cli` has parsed its arguments
-(and, for `run`, found no cached program to run at once: `dflow.driver.cached_run`).
-Imported only when a command needs the compiler."""
+(`dflow run` the whole way, once `dflow.driver.cached_run` has checked its options and
+found no cache entry to run at once). Imported only when a command needs the compiler."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
 from dflow.driver import cache, feeds, memory_plot
-from dflow.driver.arrays import load_inputs
-from dflow.driver.cached_run import show_outputs
+from dflow.driver.cached_run import feeds_for
 from dflow.driver.compiler import (
     PLAN_FIGURES,
     compile_kernels,
@@ -31,23 +30,23 @@ from dflow.driver.loading import check_runnable_module, load_module, load_text
 from dflow.driver.multidevice import (
     check_gpus,
     devices_for,
-    entry_signature,
     interpret,
-    is_partitioned,
     place,
     split_for_devices,
+    whole_entry,
 )
 from dflow.driver.onnx_input import import_onnx, is_model
 from dflow.driver.pipeline import parsed_pipeline
-from dflow.driver.profiling import MPI_PROFILE_RUNS, run_program, show, traced
-from dflow.driver.program_text import display_name, read_source
+from dflow.driver.profiling import MPI_PROFILE_RUNS, run_program, show
+from dflow.driver.program_text import Source, display_name, read_source
+from dflow.driver.run_options import RunOptions, checked_shapes, request_text
 from dflow.driver.timing import Timings, maybe
 from dflow.driver.viz import to_dot, write_picture
 from dflow.runtime import ProgramError
 
 
 def cache_command(args: argparse.Namespace) -> None:
-    root = cache.cache_root()
+    root = cache.made_root(make=False)
     if args.action == "clear":
         print(f"removed {cache.summary(cache.clear(root))} from {root}")
         return
@@ -59,27 +58,24 @@ def cache_command(args: argparse.Namespace) -> None:
 
 
 def _load(args: argparse.Namespace) -> tuple[str, ModuleOp]:
-    """The program of `args.file`, read once, verified, through the passes of `-p`
-    (checked before the program is read), and its cache key: its text, or for an
-    ONNX model (imported in memory) a digest of the model and the shapes given."""
-    parsed_pipeline(args.passes)
-    shapes = _shapes(args)
-    if is_model(args.file):
-        key, module = import_onnx(args.file, shapes)
-        return key, load_module(module, args.passes)
-    if shapes:
-        raise DflowError("--shape gives the input shapes of an ONNX model (.onnx) only")
-    source = getattr(args, "source", None) or read_source(args.file)
-    return source.text, load_text(source.text, source.name, args.passes)
+    """The program of `args.file` (`load_program`), its `--shape`s checked first."""
+    shapes = checked_shapes(args.shape, is_model(args.file))
+    return load_program(args.file, None, args.passes, shapes)
 
 
-def _shapes(args: argparse.Namespace) -> dict[str, list[int]]:
-    shapes: dict[str, list[int]] = {}
-    for name, shape in args.shape:
-        if name in shapes:
-            raise DflowError(f"--shape gives {name!r} twice")
-        shapes[name] = shape
-    return shapes
+def load_program(
+    file: str, source: Source | None, passes: str, shapes: dict[str, list[int]]
+) -> tuple[str, ModuleOp]:
+    """The program of `file` (its text `source` when read already), read once,
+    verified, through the passes of `-p` (checked before the program is read), and
+    its cache key: its text, or for an ONNX model (imported in memory) a digest of
+    the model and the shapes given."""
+    parsed_pipeline(passes)
+    if is_model(file):
+        key, module = import_onnx(file, shapes)
+        return key, load_module(module, passes)
+    source = source or read_source(file)
+    return source.text, load_text(source.text, source.name, passes)
 
 
 def _load_runnable(args: argparse.Namespace) -> tuple[str, ModuleOp]:
@@ -92,7 +88,7 @@ def _load_runnable(args: argparse.Namespace) -> tuple[str, ModuleOp]:
 def import_model(args: argparse.Namespace) -> None:
     if not is_model(args.file):
         raise DflowError("dflow import reads ONNX models (a .onnx file)")
-    _, module = import_onnx(args.file, _shapes(args))
+    _, module = import_onnx(args.file, checked_shapes(args.shape, model=True))
     if args.output is None:
         print(module)
         return
@@ -104,16 +100,21 @@ def import_model(args: argparse.Namespace) -> None:
 
 
 def plan(args: argparse.Namespace) -> None:
+    """`dflow plan`: each device's memory figures, as a table or JSON, and with
+    `--plot` the picture of its arena; a plot that cannot be written fails before
+    anything is printed."""
     if args.plot:
-        memory_plot.check_format(Path(args.plot))
+        memory_plot.check_plot(Path(args.plot))
     _, module = _load_runnable(args)
     devices = devices_for(module, args.devices)
     drawn = module.clone() if args.plot else None
     figures = memory_figures(module, args.entry, devices)
-    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
     if drawn is not None:
         memory_plot.draw(memory_plot.device_plans(drawn, args.entry, devices), Path(args.plot))
-        print(f"dflow: drew the plan of {len(figures)} devices in {args.plot}", file=sys.stderr)
+    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
+    if drawn is not None:
+        count = f"{len(figures)} device" + ("" if len(figures) == 1 else "s")
+        print(f"dflow: drew the plan of {count} in {args.plot}", file=sys.stderr)
 
 
 def _plan_table(figures: dict[str, dict[str, int | None]]) -> str:
@@ -156,26 +157,28 @@ def compile_program(args: argparse.Namespace) -> None:
 
 
 def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
-    if args.inputs is None:
-        return feeds.random_inputs(function, args.seed)
-    source = " ".join(args.inputs)
-    return feeds.match_inputs(function, load_inputs(args.inputs), source)
+    return feeds_for(args.inputs, args.seed, feeds.signature(function))
 
 
-def _run_compiled(
-    args: argparse.Namespace, key: str, module: ModuleOp, inputs: list[Any]
-) -> list[Any]:
-    devices = devices_for(module, args.devices)
+def _run_compiled(options: RunOptions, key: str, module: ModuleOp, inputs: list[Any]) -> list[Any]:
+    devices = devices_for(module, options.devices)
     check_gpus(module, devices)
-    program = compiled_program(key, module, devices, args.parallel, passes=args.passes)
+    program = compiled_program(
+        key,
+        module,
+        devices,
+        options.parallel,
+        passes=options.passes,
+        request=request_text(options, key),
+    )
     try:
-        return run_program(program, args, inputs)
+        return run_program(program, options, inputs)
     except ProgramError as error:
-        raise DflowError(str(error), display_name(args.file)) from None
+        raise DflowError(str(error), options.name) from None
 
 
-def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[Any]) -> list[Any]:
-    devices = devices_for(module, args.devices)
+def _run_interpreted(options: RunOptions, module: ModuleOp, inputs: list[Any]) -> list[Any]:
+    devices = devices_for(module, options.devices)
     gpus = [d for d in (devices or "").split(",") if d.startswith("gpu:")]
     if gpus:
         print(
@@ -183,83 +186,76 @@ def _run_interpreted(args: argparse.Namespace, module: ModuleOp, inputs: list[An
             file=sys.stderr,
         )
     try:
-        return interpret(module, args.entry, inputs, devices, args.timeout)
+        return interpret(module, options.entry, inputs, devices, options.timeout)
     except DflowError as error:
-        error.location = error.location or display_name(args.file)
+        error.location = error.location or options.name
         raise
 
 
-def run(args: argparse.Namespace) -> None:
-    if traced(args) and args.interpret:
-        raise DflowError("--trace and --profile time the compiled program: leave out --interpret")
-    if args.mpi:
-        run_on_mpi(args)
-        return
-    key, module = _load_runnable(args)
-    function = _whole_entry(module, args.entry)
-    inputs = _inputs(args, function)
-    if args.interpret:
-        outputs = _run_interpreted(args, module, inputs)
-    else:
-        outputs = _run_compiled(args, key, module, inputs)
-    show_outputs(args, outputs)
+def run_whole(options: RunOptions) -> list[Any] | None:
+    """`dflow run` the whole way (`cached_run.run` found no cache entry for it): read,
+    verify, lower, compile (or interpret) and run; the outputs (None on an MPI rank
+    other than 0)."""
+    if options.mpi:
+        return run_on_mpi(options)
+    key, module = load_program(options.file, options.source, options.passes, options.shapes)
+    check_runnable_module(module)
+    function = whole_entry(module, options.entry)
+    inputs = feeds_for(options.inputs, options.seed, feeds.signature(function))
+    if options.interpret:
+        return _run_interpreted(options, module, inputs)
+    return _run_compiled(options, key, module, inputs)
 
 
-def run_on_mpi(args: argparse.Namespace) -> None:
+def run_on_mpi(options: RunOptions) -> list[Any] | None:
     """`dflow run --mpi` on this rank: every rank reads, partitions and builds its part
     (the whole command's failures reported by rank 0 alone), then runs; rank 0 reads
-    the inputs and shows the outputs."""
+    the inputs and gets the outputs."""
     from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
 
     world = ranks.start_world()
     root = world.rank == ranks.ROOT
     prepared: dict[str, Any] = {}
-    if args.file == "-":  # mpirun gives standard input to rank 0 alone: it shares the text
-        args.source = _shared_stdin(world.control, root)
+    source = options.source
+    if options.file == "-":  # mpirun gives standard input to rank 0 alone: it shares the text
+        source = _shared_stdin(world.control, root)
 
     def build() -> ranks.MpiProgram:
-        key, module = _load_runnable(args)
-        function = _whole_entry(module, args.entry)
+        key, module = load_program(options.file, source, options.passes, options.shapes)
+        check_runnable_module(module)
+        function = whole_entry(module, options.entry)
         prepared["types"] = ranks.entry_types(function)
-        prepared["inputs"] = _inputs(args, function) if root else None
-        options = ranks.RankOptions(key, args.interpret, args.passes, args.parallel)
-        return ranks.rank_program(world, module, args.devices, options)
+        signature = feeds.signature(function)
+        prepared["inputs"] = feeds_for(options.inputs, options.seed, signature) if root else None
+        rank_options = ranks.RankOptions(key, options.interpret, options.passes, options.parallel)
+        return ranks.rank_program(world, module, options.devices, rank_options)
 
     try:
-        program = ranks.ready(world, build, args.timeout)
-        outputs = _run_ranked(args, program, prepared["types"], prepared["inputs"])
+        program = ranks.ready(world, build, options.timeout)
+        return _run_ranked(options, program, prepared["types"], prepared["inputs"])
     except DflowError as error:
-        error.location = error.location or display_name(args.file)
+        error.location = error.location or options.name
         raise
-    if outputs is not None:
-        show_outputs(args, outputs)
 
 
 def _run_ranked(
-    args: argparse.Namespace, program: Any, types: Any, inputs: list[Any] | None
+    options: RunOptions, program: Any, types: Any, inputs: list[Any] | None
 ) -> list[Any] | None:
     """This rank's part of `dflow run --mpi`'s run (rank 0 gets the outputs): plain,
     or traced and profiled as `dflow.driver.profiling` does in one process."""
     from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py)
 
-    outputs = ranks.run_on_ranks(program, args.entry, types, inputs, args.timeout)
-    if not traced(args):
+    entry, timeout = options.entry, options.timeout
+    outputs = ranks.run_on_ranks(program, entry, types, inputs, timeout)
+    if not options.traced():
         return outputs
-    count = MPI_PROFILE_RUNS if args.profile else 1
-    runs = [
-        ranks.trace_on_ranks(program, args.entry, types, inputs, args.timeout) for _ in range(count)
-    ]
+    count = MPI_PROFILE_RUNS if options.profile else 1
+    runs = [ranks.trace_on_ranks(program, entry, types, inputs, timeout) for _ in range(count)]
     traces = [trace for trace in runs if trace is not None]
     if not traces:
         return None
-    show(args, traces)
+    show(options, traces)
     return traces[0].results
-
-
-def _whole_entry(module: ModuleOp, entry: str) -> FuncOp:
-    if is_partitioned(module):
-        return entry_signature(module, entry)
-    return feeds.find_entry(module, entry)
 
 
 def _shared_stdin(communicator: Any, root: bool) -> Any:
@@ -286,7 +282,7 @@ def bisect_program(args: argparse.Namespace) -> None:
     parsed_pipeline(args.passes)
     module = _read_program(args)
     check_runnable_module(module)
-    function = _whole_entry(module, args.entry)
+    function = whole_entry(module, args.entry)
     inputs = _inputs(args, function)
     devices = devices_for(module, args.devices)
 
@@ -310,7 +306,7 @@ def bisect_program(args: argparse.Namespace) -> None:
 def _read_program(args: argparse.Namespace) -> ModuleOp:
     """The program of `args.file` as written (an ONNX model imported), no pass run."""
     if is_model(args.file):
-        return import_onnx(args.file, _shapes(args))[1]
+        return import_onnx(args.file, checked_shapes(args.shape, model=True))[1]
     source = read_source(args.file)
     return load_text(source.text, source.name)
 

@@ -17,6 +17,7 @@ not the user's program (verified when parsed), and took 30% of the lowering
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -48,7 +49,13 @@ from dflow.driver.cache import (
     trim,
 )
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.multidevice import devices_for, is_partitioned, split_for_devices
+from dflow.driver.multidevice import (
+    devices_for,
+    entry_names,
+    is_partitioned,
+    split_for_devices,
+    whole_entry,
+)
 from dflow.driver.pipeline import parsed_pipeline
 from dflow.driver.source import make_context
 from dflow.driver.timing import Progress, Timings, maybe
@@ -259,31 +266,42 @@ def compiled_program(
     *,
     passes: str = "",
     only: Collection[str] | None = None,
+    request: str | None = None,
 ) -> Program:
     """The loaded program of `text` (parsed as `module`, then run through `passes`),
     compiled once per cache key: the text, the options and the compiler's fingerprint.
     An entry appears whole or not at all: it is written into a private scratch folder
     of the cache root and renamed onto its key (a process that loses the race to
-    another uses the winner's), so no run loads a half-written entry. Beside the
+    another uses the winner's), so no run loads a half-written entry, and a compile
+    that fails (placement, lowering) removes its scratch folder. Its folders are
+    `0700` and its files `0600`: `__pycache__` is made beforehand, or Python's
+    bytecode and numba's cache of GPU kernels would make it with the umask's. Beside the
     modules, the signatures of its entry functions (`SIGNATURES`), with which a later
     `dflow run` of the same text runs it without parsing (`dflow.driver.cached_run`).
     The CPU kernels the kernel store lacks are compiled now, in a process per usable
     core (`runtime/parallel_compile.py`; on one core they compile at first call).
-    `only`: the devices of this rank, under MPI (`lower`); none, an empty program."""
+    `only`: the devices of this rank, under MPI (`lower`); none, an empty program.
+    `request`: the key of a `dflow run` (`run_options.request_text`: the text and the
+    devices as asked for, which decide `devices`), so that the run's cache entry is
+    found from its options alone."""
     if only is not None and not only:
         return Program([])
     part = "" if only is None else "mpi:" + ",".join(sorted(only))
-    directory = private_cache_entry(program_key(text, devices, parallel, passes, part))
+    keyed = (text, devices) if request is None else (request, None)
+    directory = private_cache_entry(program_key(*keyed, parallel, passes, part))
     if directory.exists():
         mark_used(directory)
     else:
         scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=directory.parent))
-        signatures = json.dumps(_entry_signatures(module))
-        write_modules(compile_module(module, devices, parallel, only=only), scratch, private=True)
-        _write(scratch / SIGNATURES, signatures.encode(), 0o600)
         try:
-            scratch.rename(directory)
-        except OSError:  # another process renamed its entry there first
+            signatures = json.dumps(_entry_signatures(module))
+            sources = compile_module(module, devices, parallel, only=only)
+            write_modules(sources, scratch, private=True)
+            _write(scratch / SIGNATURES, signatures.encode(), 0o600)
+            (scratch / "__pycache__").mkdir(mode=0o700)  # else made with the umask's mode
+            with contextlib.suppress(OSError):  # another process renamed its entry there first
+                scratch.rename(directory)
+        finally:  # gone once renamed; removed when the compile failed or lost the race
             shutil.rmtree(scratch, ignore_errors=True)
         trim(keep=directory)
     program = load_program(directory)
@@ -294,18 +312,15 @@ def compiled_program(
 
 
 def _entry_signatures(module: ModuleOp) -> dict[str, Any]:
-    """The signature of each function of `module` with a body and tensor arguments, by
-    name; none for a partitioned module (its entries span the parts: a run of one
-    parses it)."""
-    if is_partitioned(module):
-        return {}
+    """The signature of each function a run can start at, by name (for a partitioned
+    module, each whole function its parts make up): those with a body and tensor
+    arguments of static shapes, which a later `dflow run` can feed without parsing."""
     found: dict[str, Any] = {}
-    for function in module.ops:
-        if isinstance(function, FuncOp) and not function.is_declaration:
-            try:
-                found[function.sym_name.data] = feeds.signature(function).to_json()
-            except DflowError:  # an argument that is not a tensor: no run can feed it
-                continue
+    for name in entry_names(module):
+        try:
+            found[name] = feeds.signature(whole_entry(module, name)).to_json()
+        except DflowError:  # a declaration, or an argument no run can feed
+            continue
     return found
 
 

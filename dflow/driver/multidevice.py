@@ -9,7 +9,6 @@ the first real failure (not a receive abandoned because of it) is reported.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,13 +20,16 @@ from xdsl.ir import Attribute, Block, Region
 from xdsl.utils.exceptions import DiagnosticException, InterpretationError
 
 from dflow.backend.numba.capabilities import NumbaPlaceDevicesPass
-from dflow.dialects.devices import DEFAULT_DEVICE, DEVICE_FORM, DEVICE_PATTERN
+from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError, first_line
+from dflow.driver.feeds import find_entry
+from dflow.driver.run_options import checked_device_option, require_gpus
 from dflow.driver.source import location_of, make_context
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.partition import PartitionPass
+from dflow.runtime.blas_threads import SHARE
 from dflow.runtime.channels import (
     DEFAULT_RECV_TIMEOUT_S,
     ChannelAbandonedError,
@@ -83,20 +85,13 @@ def devices_for(module: ModuleOp, requested: str | None) -> str | None:
 
 
 def _checked_devices(module: ModuleOp, requested: str) -> str:
-    devices = [part.strip() for part in requested.split(",")]
-    if not any(devices):
-        raise DflowError("--devices is empty: name at least one device, e.g. --devices cpu:0")
-    if not all(devices):
-        raise DflowError(f"--devices {requested!r} has an empty entry between commas")
-    for device in devices:
-        if not DEVICE_PATTERN.fullmatch(device):
-            raise DflowError(f"--devices: bad device {device!r}: each must be {DEVICE_FORM}")
+    devices = checked_device_option(requested)
     parts = [device for device, _ in device_modules(module)]
-    if parts and sorted(parts) != sorted(devices):
+    if parts and sorted(parts) != sorted(devices.split(",")):
         raise DflowError(
             f"the program is partitioned for {','.join(parts)}, not for --devices {requested}"
         )
-    return ",".join(devices)
+    return devices
 
 
 def is_partitioned(module: ModuleOp) -> bool:
@@ -155,15 +150,17 @@ class PartitionedRun:
 
     def run(self, parts: Sequence[tuple[str, ModuleOp]]) -> dict[int, Array]:
         """Run each device's part in its own thread: the results, by index in the
-        entry's; the first failure raised as one `DflowError`."""
+        entry's; the first failure raised as one `DflowError`. Every part runs NumPy on
+        the host, so each gets its share of BLAS's threads (`runtime/blas_threads.py`)."""
         threads = [
             threading.Thread(target=self.run_device, args=(device, part), name=device)
             for device, part in parts
         ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        with SHARE.sharing(len(threads)):
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
         if (error := self.first_error()) is not None:
             raise error
         return self.results
@@ -197,17 +194,24 @@ def run_partitioned(
 
 def check_gpus(module: ModuleOp, devices: str | None) -> None:
     """Fail in one line, before compiling, when the program would run on a GPU and
-    numba finds none (its own error names a system path); the simulator counts."""
-    wanted = [d for d in _device_list(module, devices) if d.startswith("gpu:")]
-    if not wanted or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return
-    from numba import cuda  # noqa: PLC0415 (only programs for GPUs pay for importing it)
+    numba finds none (`run_options.require_gpus`)."""
+    require_gpus(_device_list(module, devices))
 
-    if not cuda.is_available():
-        raise DflowError(
-            f"{wanted[0]} is asked for but no CUDA GPU was found: run on the CPU "
-            "(--devices cpu:0), or simulate the GPU with NUMBA_ENABLE_CUDASIM=1"
-        )
+
+def whole_entry(module: ModuleOp, entry: str) -> FuncOp:
+    """The function `entry` as a run feeds it: the function itself, or for a
+    partitioned module a declaration of the whole of it (`entry_signature`)."""
+    if is_partitioned(module):
+        return entry_signature(module, entry)
+    return find_entry(module, entry)
+
+
+def entry_names(module: ModuleOp) -> list[str]:
+    """The names of the functions a run of `module` can start at (for a partitioned
+    module, those of its parts)."""
+    scopes = [part for _, part in device_modules(module)] or [module]
+    names = {op.sym_name.data: None for part in scopes for op in part.ops if isinstance(op, FuncOp)}
+    return list(names)
 
 
 def _device_list(module: ModuleOp, devices: str | None) -> list[str]:

@@ -54,8 +54,13 @@ def import_onnx(program: str | Path | Any, shapes: Shapes | None = None) -> tupl
         module = build_module(model, shapes)
     except OnnxImportError as error:
         raise DflowError(error.message, where) from None
-    key = f"onnx {model.digest} {json.dumps(shapes, sort_keys=True)}"
-    return key, module
+    return onnx_key(model.digest, shapes), module
+
+
+def onnx_key(digest: str, shapes: Shapes) -> str:
+    """The cache key of a model of `digest` (`read_model`'s: of its bytes, and of its
+    external data if any) imported with `shapes`."""
+    return f"onnx {digest} {json.dumps(dict(shapes), sort_keys=True)}"
 
 
 def model_name(program: str | Path | Any) -> str:

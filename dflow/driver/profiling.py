@@ -12,7 +12,6 @@ machine's measured roofline that is (`runtime/roofline.py`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dflow.driver.errors import DflowError
+from dflow.driver.run_options import RunOptions
 from dflow.runtime.program import Program
 from dflow.runtime.roofline import Roofline, machine_roofline
 from dflow.runtime.trace import Slice, Trace
@@ -43,15 +43,10 @@ _TRANSFERS = {
 that a row splits on white space)."""
 
 
-def traced(args: argparse.Namespace) -> bool:
-    """Whether `dflow run` asks for a trace or a profile."""
-    return bool(args.trace or args.profile)
-
-
-def run_program(program: Program, args: argparse.Namespace, inputs: list[Any]) -> list[Any]:
+def run_program(program: Program, args: RunOptions, inputs: list[Any]) -> list[Any]:
     """`dflow run`'s run of a compiled program: plain, or traced and profiled as
     `--trace` and `--profile` ask."""
-    if not traced(args):
+    if not args.traced():
         return program.run(args.entry, inputs, args.timeout)
     program.run(args.entry, inputs, args.timeout)  # loads (or compiles) the kernels
     trace = program.trace(args.entry, inputs, args.timeout)
@@ -60,7 +55,7 @@ def run_program(program: Program, args: argparse.Namespace, inputs: list[Any]) -
     return trace.results
 
 
-def show(args: argparse.Namespace, traces: Sequence[Trace]) -> None:
+def show(args: RunOptions, traces: Sequence[Trace]) -> None:
     """The first trace written (`--trace`), the profile of all printed (`--profile`)."""
     if args.trace:
         write_trace(traces[0], Path(args.trace))

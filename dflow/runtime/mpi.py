@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dflow.runtime.blas_threads import SHARE
 from dflow.runtime.channels import (
     ChannelAbandonedError,
     ChannelError,
@@ -102,13 +103,20 @@ class World:
     rank: int
     size: int
     runs: int = 0
+    host: frozenset[int] = frozenset()
+    """The ranks that run on this rank's host (this one included): they share its
+    cores, as the devices of one process do (`runtime/blas_threads.py`)."""
     _announcements: list[Any] = field(default_factory=list[Any])
 
     @staticmethod
     def start() -> World:
         mpi = start_mpi()
         world = mpi.COMM_WORLD
-        return World(mpi, world.Dup(), world.Dup(), world.Dup(), world.Get_rank(), world.Get_size())
+        node = world.Split_type(mpi.COMM_TYPE_SHARED)
+        host = frozenset(node.allgather(world.Get_rank()))
+        node.Free()
+        rank, size = world.Get_rank(), world.Get_size()
+        return World(mpi, world.Dup(), world.Dup(), world.Dup(), rank, size, host=host)
 
     def wait(
         self, request: Any, deadline: float, on_timeout: Callable[[], str], *, abort: bool = True
@@ -398,7 +406,8 @@ class MpiProgram:
         results: dict[int, Any] = {}
         try:
             feeds = self._feeds(entry, types, arguments, timeout)
-            results = self.parts.run_parts(entry, feeds, channels, tracer)
+            with SHARE.sharing(self._neighbours()):
+                results = self.parts.run_parts(entry, feeds, channels, tracer)
             slices = () if tracer is None else tracer.slices
             report = Report(_described(results), slices=slices, clock=_clock())
         except (ProgramError, ChannelTimeoutError, ChannelAbandonedError) as error:
@@ -412,6 +421,15 @@ class MpiProgram:
             return self._gather(types, report, results, timeout)
         finally:
             self.world.runs += 1
+
+    def _neighbours(self) -> int:
+        """The CPU devices of the other ranks on this host: while they run, this rank's
+        BLAS calls take their share of the host's cores, as they would beside them in
+        one process (same threads, so the same bits as a one-process run)."""
+        others = self.world.host - {self.world.rank}
+        return sum(
+            rank in others and device.startswith("cpu") for device, rank in self.ranks.items()
+        )
 
     def _feeds(
         self, entry: str, types: EntryTypes, arguments: Sequence[Any] | None, timeout: float

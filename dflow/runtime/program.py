@@ -6,7 +6,9 @@ registered in `sys.modules`, which numba's on-disk cache needs to find the
 kernels again in a later process. `Program.run(entry, arguments)` checks the
 feeds against the entry's signature, gives each device its arguments, runs
 each device's host function in its own thread (one device runs in the caller's
-thread), and gathers the results in the entry's order.
+thread), and gathers the results in the entry's order. While more than one CPU
+device runs in the process, BLAS gets each its share of the cores
+(`runtime/blas_threads.py`).
 
 A run takes a set of device contexts (one arena per device) that no other run is
 using: callers in several threads each get their own, made on first need, and up
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from dflow.runtime.blas_threads import SHARE
 from dflow.runtime.channels import ChannelAbandonedError, Channels, ChannelTimeoutError
 from dflow.runtime.context import CpuContext, context_for
 from dflow.runtime.trace import Trace, TracedContext, Tracer, traced_host
@@ -177,7 +180,8 @@ class Program:
             for part in self.parts
         ]
         try:
-            _run_all(runs)
+            with SHARE.sharing(sum(part.device.startswith("cpu") for part in self.parts)):
+                _run_all(runs)
         finally:
             self.give_back(contexts)
         failures = [r.error for r in runs if r.error is not None]
