@@ -22,6 +22,8 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
+import dflow
+from dflow.dialects import df
 from dflow.dialects.df import DF
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 from dflow.interpreters.df import run_function
@@ -516,11 +518,27 @@ def test_slicing_with_a_step_raises() -> None:
         x[::2]
 
 
-def test_element_type_mismatch_names_both_types() -> None:
+def test_the_df_op_refuses_mixed_element_types_naming_both() -> None:
     graph = Graph()
     x, k = graph.input("x", (3, 4)), graph.input("k", (3, 4), "i32")
     with pytest.raises(VerifyException, match=r"tensor<3x4xf32>.*tensor<3x4xi32>"):
-        x + k
+        df.AddOp(x.value, k.value)
+
+
+def test_operators_cast_mixed_element_types_as_numpy_promotes() -> None:
+    """f32 + i32 is f64 in NumPy (`np.result_type`): both operands are cast first, so
+    the df.add itself stays strictly typed."""
+    k = np.arange(12, dtype=np.int32).reshape(3, 4)
+    module = build(lambda x, k: x + k, X, k)
+    assert op_lines(module)[:3] == [
+        "%0 = df.cast %a0 : (tensor<3x4xf32>) -> tensor<3x4xf64>",
+        "%1 = df.cast %a1 : (tensor<3x4xi32>) -> tensor<3x4xf64>",
+        "%2 = df.add %0, %1 : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>",
+    ]
+    (got,) = run_function(module, "main", [X, k])
+    want = X + k
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
 
 
 # --- (d) round trip through text -----------------------------------------------------------
@@ -575,3 +593,54 @@ def test_integer_index_drops_the_axis() -> None:
     row, column = run_function(module, "main", [data])
     np.testing.assert_array_equal(row, data[1])
     np.testing.assert_array_equal(column, data[:, 2])
+
+
+# --- (e) a graph makes any number of modules and programs ---------------------------------
+
+
+def doubling() -> Graph:
+    """`main(x) = relu(double(x) - 1)`, `@double` a callee beside it."""
+    callee = Graph("double")
+    y = callee.input("y", (3, 4))
+    callee.output(y * 2.0)
+    graph = Graph("main")
+    x = graph.input("x", (3, 4))
+    (doubled,) = graph.call(callee.function(), [x])
+    graph.output((doubled - 1.0).relu())
+    return graph
+
+
+def test_module_twice_gives_equal_independent_modules() -> None:
+    graph = doubling()
+    first, second = graph.module(), graph.module()
+    assert first is not second
+    assert str(first) == str(second)
+    assert {id(op) for op in first.walk()}.isdisjoint(id(op) for op in second.walk())
+    second.verify()
+    assert [op.sym_name.data for op in second.ops] == ["main", "double"]  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def test_a_graph_keeps_growing_after_a_module() -> None:
+    graph = Graph("main")
+    x = graph.input("x", (3, 4))
+    graph.output(x * 2.0)
+    before = graph.module()
+    graph.output(x + 1.0)
+    after = graph.module()
+    assert op_lines(before)[-1] == "func.return %1 : tensor<3x4xf32>"
+    assert len(run_function(before, "main", [X])) == 1
+    doubled, incremented = run_function(after, "main", [X])
+    np.testing.assert_array_equal(doubled, X * np.float32(2.0))
+    np.testing.assert_array_equal(incremented, X + np.float32(1.0))
+
+
+def test_a_graph_compiles_any_number_of_times() -> None:
+    graph = Graph("main")
+    x = graph.input("x", (3, 4))
+    graph.output((x * 2.0 - 1.0).relu())
+    want = np.maximum(X * np.float32(2.0) - np.float32(1.0), np.float32(0.0))
+    graph.module()
+    results = [dflow.compile(graph)(X), graph.compile()(X), graph.compile()(X)]
+    for got in results:
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)

@@ -88,15 +88,21 @@ def test_static_arguments_and_trees() -> None:
         dflow.jit(lambda x: x, static_argnames=("nope",))
 
 
-def test_python_numbers_are_float32_and_int32_arguments() -> None:
+def test_python_numbers_are_weak_arguments_as_in_numpy() -> None:
+    """A Python number is fed as NumPy holds it (float64, int64) but promotes as a
+    literal does: `f32 * 2.5` stays f32, `i32 * 3` i32 (tests/test_promotion.py has
+    the whole table)."""
+
     @dflow.jit
     def scale(x: Any, k: Any) -> Any:
         return x * k
 
-    assert scale(np.ones(3, np.float32), 2.5).tolist() == [2.5, 2.5, 2.5]
+    got = scale(np.ones(3, np.float32), 2.5)
+    assert got.dtype == (np.ones(3, np.float32) * 2.5).dtype == np.float32
+    assert got.tolist() == [2.5, 2.5, 2.5]
     program = scale.lower(np.ones(3, np.float32), 2.5)
-    assert [a.dtype for a in program.signature().arguments] == [np.float32, np.float32]
-    assert scale(np.ones(3, np.int32), 3).dtype == np.int32
+    assert [a.dtype for a in program.signature().arguments] == [np.float32, np.float64]
+    assert scale(np.ones(3, np.int32), 3).dtype == (np.ones(3, np.int32) * 3).dtype == np.int32
 
 
 def test_grad_against_finite_differences() -> None:

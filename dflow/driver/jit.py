@@ -8,9 +8,17 @@ written with dflow's tensor operations, as `jax.jit` does.
     predict(w, x)            # traced and compiled on the first call of each signature
 
 On a call, the arguments are flattened (tuples, lists and dicts of arrays are
-trees whose leaves are the arrays; Python floats count as float32, ints as int32,
-bools as i1), and the signature (each leaf's shape and dtype, the tree structure
-and the values of the `static_argnames`) picks a compiled program. A new signature
+trees whose leaves are the arrays), and the signature (each leaf's shape and dtype,
+the tree structure and the values of the `static_argnames`) picks a compiled
+program. Arrays and NumPy scalars keep their dtype. A Python scalar argument is fed
+as NumPy holds it (`np.asarray`: float64, int64, bool) but traced as a *weak* value,
+as a literal in the function's code is (NEP 50, as NumPy 2 and JAX): `x * s` with an
+f32 `x` and `s = 2.5` is f32, as `x * 2.5` is, and with an int32 `x` it is float64.
+(JAX would give float32 there; dflow follows NumPy 2, its reference semantics.) A
+Python int argument that meets an int32 array must fit int32, as NumPy requires of
+`int32_x + 2**40`: a call with one that does not is an OverflowError. Operands of
+different dtypes promote as NumPy 2 promotes them (`dflow/frontend/promotion.py`).
+A new signature
 traces the function once: each leaf becomes an argument of a `Graph` (named after
 the parameter: `params_0`, `params_w1`), the function runs on those tensors, and
 what it returns (a tensor, or a tree of them) becomes the results. The module is
@@ -40,11 +48,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from dflow.dialects.df.arrays import element_type_of
+from dflow.dialects.df.arrays import element_type_of, numpy_dtype
+from dflow.dialects.df.types import ALL_ELEMENTS
 from dflow.driver.api import Program, compile
 from dflow.driver.source import make_context
 from dflow.frontend.builder import Graph, Tensor
 from dflow.frontend.errors import raised_at, trace_error
+from dflow.frontend.promotion import scalar_kind
 from dflow.lowering.inline import InlinePass
 from dflow.transforms.autodiff import differentiate
 
@@ -114,16 +124,26 @@ def _identifier(name: str) -> str:
 # --------------------------------------------------------------------------- arrays
 
 
+WEAK_DTYPES: dict[type, type[np.generic]] = {bool: np.bool_, int: np.int64, float: np.float64}
+"""The dtype a Python scalar argument is fed as: `np.asarray`'s."""
+
+
+SUPPORTED_DTYPES = frozenset(numpy_dtype(element) for element in ALL_ELEMENTS)
+"""The dtypes of df's element types: what a leaf may hold."""
+
+
 def as_array(value: Any) -> np.ndarray[Any, Any]:
-    """A leaf as the array it feeds: arrays as they are; Python floats as float32,
-    ints as int32 and bools as bool (NumPy scalars keep their dtype)."""
-    if isinstance(value, bool):
-        return np.asarray(value, dtype=np.bool_)
-    if isinstance(value, int):
-        return np.asarray(value, dtype=np.int32)
-    if isinstance(value, float):
-        return np.asarray(value, dtype=np.float32)
+    """A leaf as the array it feeds, as NumPy holds it: arrays and NumPy scalars keep
+    their dtype; Python floats are float64, ints int64 and bools bool."""
+    if is_weak(value):
+        return np.asarray(value, dtype=WEAK_DTYPES[scalar_kind(value)])
     return np.asarray(value)
+
+
+def is_weak(value: Any) -> bool:
+    """Whether a leaf is a Python scalar (weak, as a literal), not a NumPy scalar
+    (`np.float64` is a `float` too, but strong)."""
+    return isinstance(value, bool | int | float) and not isinstance(value, np.generic)
 
 
 def _contains_tensor(values: Iterable[Any]) -> bool:
@@ -143,6 +163,16 @@ class Compiled:
 
     program: Program
     results: Tree
+    int32_leaves: tuple[int, ...] = ()
+    """Leaves (Python ints) the program converts to int32: each call checks they fit."""
+
+    def check(self, leaves: Sequence[tuple[str, Any]]) -> None:
+        """An OverflowError, NumPy's, for a Python int leaf that int32 cannot hold."""
+        bounds = np.iinfo(np.int32)
+        for index in self.int32_leaves:
+            value = leaves[index][1]
+            if not bounds.min <= value <= bounds.max:
+                raise OverflowError(f"Python integer {value} out of bounds for int32")
 
 
 class Jitted:
@@ -185,13 +215,27 @@ class Jitted:
         when it is new) and the arrays to call it with."""
         bound = self.parameters.bind(*args, **kwargs)
         static, leaves, trees = self._split(bound)
-        arrays = [as_array(value) for _, value in leaves]
-        key = (static, trees, tuple((a.shape, a.dtype.str) for a in arrays))
+        arrays = [self._array(name, value) for name, value in leaves]
+        weak = tuple(is_weak(value) for _, value in leaves)
+        key = (static, trees, tuple((a.shape, a.dtype.str) for a in arrays), weak)
         compiled = self.compiled.get(key)
         if compiled is None:
             with self.lock:
                 compiled = self.compiled.get(key) or self._trace(key, bound, leaves, arrays)
+        compiled.check(leaves)
         return compiled, arrays
+
+    def _array(self, name: str, value: Any) -> np.ndarray[Any, Any]:
+        """A leaf as the array it feeds; a TypeError for one of a dtype df has no
+        element type for (int8, float16, strings, ...)."""
+        array = as_array(value)
+        if array.dtype not in SUPPORTED_DTYPES:
+            raise TypeError(
+                f"argument {name} of {self.fun.__name__} is a {type(value).__name__} of dtype "
+                f"{array.dtype}, which dflow has no element type for: use float32, float64, "
+                "int32, int64 or bool"
+            )
+        return array
 
     def lower(self, *args: Any, **kwargs: Any) -> Program:
         """The `dflow.Program` these arguments call (its `source`, `memory`, ...)."""
@@ -230,8 +274,8 @@ class Jitted:
         graph = Graph(_identifier(getattr(self.fun, "__name__", "main")))
         tensors = iter(
             [
-                graph.input(name, array.shape, element_type_of(array.dtype))
-                for (name, _), array in zip(leaves, arrays, strict=True)
+                graph.input(name, array.shape, element_type_of(array.dtype), weak=is_weak(value))
+                for (name, value), array in zip(leaves, arrays, strict=True)
             ]
         )
         traced = bound.arguments.copy()
@@ -246,7 +290,7 @@ class Jitted:
         inline_callees(module, graph.name)
         program = compile(module, entry=graph.name, **self.options)
         self.traces += 1
-        compiled = Compiled(program, results)
+        compiled = Compiled(program, results, tuple(sorted(graph.narrowed_inputs)))
         self.compiled[key] = compiled
         return compiled
 
@@ -404,7 +448,9 @@ def _retrace(
             if isinstance(leaf, Tensor):
                 ranges[position].append(len(inputs))
                 inputs.append(leaf)
-                replaced.append(sub.input(leaf_name, leaf.shape, leaf.type.element_type))
+                replaced.append(
+                    sub.input(leaf_name, leaf.shape, leaf.type.element_type, weak=leaf.weak)
+                )
             else:
                 replaced.append(leaf)
         traced[name] = tree.rebuild(replaced)

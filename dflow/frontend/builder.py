@@ -9,25 +9,29 @@
 
 Every `Tensor` wraps one SSA value; operators and methods append the matching
 `df` op, whose builder infers the result type (shape errors raise at once).
-Python numbers on either side of an operator become rank-0 constants of the
-other operand's element type.
+Operands of different element types, and Python numbers on either side of an
+operator, are converted as NumPy 2 converts them (`promotion`: Python scalars are
+weak, `int32 * 2` stays i32, `int32 * 2.5` is f64) by `df.cast` ops and rank-0
+constants, so the df ops stay strictly typed. A graph can make any number of
+modules: each is a new copy of what was built so far.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32, f64, i1, i32, i64
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of, from_array, numpy_dtype
 from dflow.dialects.df.types import shape_of, static_tensor
+from dflow.frontend import promotion
 from dflow.frontend.errors import TraceError, trace_error, user_line
 
 ELEMENT_TYPES: dict[str, Attribute] = {"f32": f32, "f64": f64, "i32": i32, "i64": i64, "i1": i1}
@@ -55,14 +59,25 @@ class Graph:
         self.block = Block()
         self.outputs: list[Tensor] = []
         self.callees: list[FuncOp] = []
+        self.narrowed_inputs: set[int] = set()
+        """Positions of weak i64 inputs (Python ints) converted to i32: a caller checks
+        their values fit, as NumPy raises OverflowError for `int32_array + 2**40`."""
 
-    def input(self, name: str, shape: Sequence[int], dtype: str | Attribute = "f32") -> Tensor:
-        """A function argument (a feed) named `%name`."""
+    def input(
+        self,
+        name: str,
+        shape: Sequence[int],
+        dtype: str | Attribute = "f32",
+        *,
+        weak: bool = False,
+    ) -> Tensor:
+        """A function argument (a feed) named `%name`; `weak`: it stands for a Python
+        scalar (a `dflow.jit` argument), which promotes as a literal does."""
         argument = self.block.insert_arg(
             TensorType(element_type(dtype), shape), len(self.block.args)
         )
         argument.name_hint = name
-        return Tensor(self, argument)
+        return Tensor(self, argument, weak=weak)
 
     def constant(self, value: ArrayLike, dtype: str | Attribute | None = None) -> Tensor:
         """A `df.constant` holding `value` (its dtype, or `dtype` when given)."""
@@ -90,9 +105,18 @@ class Graph:
         self.outputs.extend(tensors)
 
     def function(self) -> FuncOp:
-        self.block.add_op(ReturnOp(*(t.value for t in self.outputs)))
+        """The function built so far, as a new `func.func` returning the outputs: a
+        copy, so the graph can make another (and keep growing)."""
+        block = Block(arg_types=[a.type for a in self.block.args])
+        copies: dict[SSAValue, SSAValue] = {}
+        for argument, copy in zip(self.block.args, block.args, strict=True):
+            copy.name_hint = argument.name_hint
+            copies[argument] = copy
+        for op in self.block.ops:
+            block.add_op(op.clone(copies))
+        block.add_op(ReturnOp(*(copies[t.value] for t in self.outputs)))
         types = ([a.type for a in self.block.args], [t.type for t in self.outputs])
-        return FuncOp(self.name, types, Region(self.block))
+        return FuncOp(self.name, types, Region(block))
 
     def call(self, callee: FuncOp, arguments: Sequence[Tensor]) -> list[Tensor]:
         """A `func.call` of `callee`, which joins the module beside this graph's
@@ -106,15 +130,15 @@ class Graph:
         return [Tensor(self, result) for result in call.results]
 
     def module(self) -> ModuleOp:
-        """The function, and the functions it calls, in a verified module; the graph
-        is consumed."""
-        module = ModuleOp([self.function(), *self.callees])
+        """The function, and the functions it calls, in a new verified module (each
+        call makes an independent one)."""
+        module = ModuleOp([self.function(), *(callee.clone() for callee in self.callees)])
         module.verify()
         return module
 
     def compile(self, **options: Any) -> Any:
         """`dflow.compile(self, **options)`: the graph compiled into a callable
-        `dflow.Program` (the graph is consumed)."""
+        `dflow.Program` (as often as wanted)."""
         from dflow.driver.api import compile  # noqa: PLC0415 (the driver is the layer above)
 
         return compile(self, **options)
@@ -128,13 +152,17 @@ class Tensor:
     x > 0:`), `float(x)`, NumPy on it (`np.exp(x)`: use `dflow.exp`), and `==`
     against a number (`x.equal(0)` or `dflow.equal` build the comparison; between
     tensors, `==` is identity, so tensors can be dictionary keys).
+
+    A *weak* tensor stands for a Python scalar (a `dflow.jit` argument that is one,
+    or elementwise arithmetic on such alone): it promotes as a literal does.
     """
 
     __array_priority__ = 1000  # NumPy defers `array * tensor` to `Tensor.__rmul__`
 
-    def __init__(self, graph: Graph, value: SSAValue):
+    def __init__(self, graph: Graph, value: SSAValue, *, weak: bool = False):
         self.graph = graph
         self.value = value
+        self.weak = weak
 
     def __repr__(self) -> str:
         return f"<dflow.Tensor {self.value.name_hint or ''}: {self.type}>"
@@ -192,9 +220,14 @@ class Tensor:
     def shape(self) -> tuple[int, ...]:
         return shape_of(self.type)
 
+    @property
+    def element(self) -> Attribute:
+        """The element type (`f32`, `i32`, ...)."""
+        return self.type.element_type
+
     def lift(self, other: Tensor | float | int | bool) -> Tensor:
         """`other` as a tensor: itself, or a number made a constant of this tensor's
-        element type."""
+        element type (ONNX's rule for scalars; operators promote as NumPy instead)."""
         if isinstance(other, Tensor):
             return other
         dtype = numpy_dtype(self.type.element_type)
@@ -203,11 +236,10 @@ class Tensor:
     def _binary(
         self, op_type: type[df.BinaryElementwiseOp], other: Any, swap: bool = False
     ) -> Tensor:
-        lhs, rhs = (self.lift(other), self) if swap else (self, self.lift(other))
-        return self.graph.emit(op_type(lhs.value, rhs.value))
+        return elementwise(op_type, other, self) if swap else elementwise(op_type, self, other)
 
     def _unary(self, op_type: type[df.UnaryElementwiseOp]) -> Tensor:
-        return self.graph.emit(op_type(self.value))
+        return unary(op_type, self)
 
     def __add__(self, other: Any) -> Tensor:
         return self._binary(df.AddOp, other)
@@ -235,6 +267,9 @@ class Tensor:
 
     def __pow__(self, other: Any) -> Tensor:
         return self._binary(df.PowOp, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return self._binary(df.PowOp, other, swap=True)
 
     def __gt__(self, other: Any) -> Tensor:
         return self._binary(df.GreaterOp, other)
@@ -268,7 +303,9 @@ class Tensor:
         return self.matmul(other)
 
     def matmul(self, other: Tensor, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
-        op = df.MatmulOp(self.value, other.value, transpose_a=transpose_a, transpose_b=transpose_b)
+        """`df.matmul` of the two, converted to their common type as `np.matmul` does."""
+        lhs, rhs = promoted("matmul", [self, other])
+        op = df.MatmulOp(lhs.value, rhs.value, transpose_a=transpose_a, transpose_b=transpose_b)
         return self.graph.emit(op)
 
     def reciprocal(self) -> Tensor:
@@ -363,3 +400,93 @@ def _bounds(part: int | slice, dim: int) -> tuple[int, int]:
     if not -dim <= part < dim:
         raise IndexError(f"index {part} is out of range for an axis of size {dim}")
     return part % dim, part % dim + 1
+
+
+# ------------------------------------------------------------------- promotion
+
+Operand = Tensor | promotion.Scalar
+"""An operand of an elementwise op: a tensor, or a Python scalar (weak)."""
+
+
+def unary(op_type: type[df.UnaryElementwiseOp], x: Tensor) -> Tensor:
+    """`op_type` of `x`; weak when `x` is (`-n` of a Python scalar `n` stays weak)."""
+    result = x.graph.emit(op_type(x.value))
+    result.weak = x.weak
+    return result
+
+
+def elementwise(op_type: type[df.BinaryElementwiseOp], x: Any, y: Any) -> Tensor:
+    """`op_type` of `x` and `y` (tensors, or a Python or NumPy scalar on one side),
+    converted to the element type NumPy 2 computes in and giving NumPy's result type
+    (`promotion.binary_types`); weak when both operands are."""
+    name = op_type.name.removeprefix("df.")
+    graph, operands = _operands(name, (x, y))
+    operand, result = promotion.binary_types(op_type, [_kind(o) for o in operands])
+    lhs, rhs = (_converted(graph, name, o, operand) for o in operands)
+    out = graph.emit(op_type(lhs.value, rhs.value))
+    if out.element != result:
+        out = out.cast(result)
+    out.weak = all(_is_weak(o) for o in operands)
+    return out
+
+
+def promoted(name: str, values: Sequence[Any]) -> list[Tensor]:
+    """`values` (tensors and scalars) converted to their common element type, as NumPy
+    2 converts the operands of `np.where`, `np.matmul` or `np.concatenate`."""
+    graph, operands = _operands(name, values)
+    common = promotion.common_dtype([_kind(o) for o in operands])
+    element = promotion.element_of_dtype(name, common)
+    return [_converted(graph, name, o, element) for o in operands]
+
+
+def _operands(name: str, values: Sequence[Any]) -> tuple[Graph, list[Operand]]:
+    """The graph of the first tensor among `values`, and each value as an operand:
+    NumPy scalars and arrays become (strong) constants; anything else is refused."""
+    graph = next((v.graph for v in values if isinstance(v, Tensor)), None)
+    if graph is None:
+        raise trace_error(f"dflow.{name}: no argument is a tensor")
+    return graph, [_operand(graph, name, i, value) for i, value in enumerate(values)]
+
+
+def _operand(graph: Graph, name: str, position: int, value: Any) -> Operand:
+    if isinstance(value, np.ndarray | np.generic):
+        array: np.ndarray[Any, Any] = np.asarray(cast(Any, value))
+        try:
+            return graph.constant(array)
+        except ValueError as error:
+            raise trace_error(f"dflow.{name}: argument {position}: {error}") from None
+    if isinstance(value, Tensor | bool | int | float):
+        return value
+    raise trace_error(
+        f"dflow.{name}: argument {position} is a {type(value).__name__}, not a tensor"
+    )
+
+
+def _kind(operand: Operand) -> promotion.Operand:
+    """The operand as promotion sees it: a strong tensor's dtype, else its kind."""
+    if not isinstance(operand, Tensor):
+        return promotion.scalar_kind(operand)
+    if operand.weak:
+        return promotion.weak_kind(operand.element)
+    return numpy_dtype(operand.element)
+
+
+def _is_weak(operand: Operand) -> bool:
+    return operand.weak if isinstance(operand, Tensor) else True
+
+
+def _converted(graph: Graph, name: str, operand: Operand, element: Attribute) -> Tensor:
+    """`operand` as a tensor of `element`: a `df.cast` of a tensor of another type,
+    a constant of a scalar (NumPy's conversion, overflow refused)."""
+    if not isinstance(operand, Tensor):
+        return graph.constant(promotion.scalar_array(name, operand, element))
+    if operand.element == element:
+        return operand
+    value = operand.value
+    if (
+        operand.weak
+        and (operand.element, element) == (i64, i32)
+        and isinstance(value, BlockArgument)
+    ):
+        graph.narrowed_inputs.add(value.index)
+    return operand.cast(element)

@@ -1,10 +1,12 @@
 """dflow's tensor operations as functions: one per `df` op, for code written with
 the builder or traced by `dflow.jit` (`dflow.relu(x)`, `dflow.matmul(x, w)`, ...).
 
-Each takes `Tensor`s of one graph (a binary op also takes a Python number for one
-side, made a constant of the other side's element type) and appends its op. A
-value that is not a tensor is a `TraceError` naming the line of the user's code
-that passed it; an error of the op's shape rules is a `VerifyException` naming it.
+Each takes `Tensor`s of one graph (a binary op, `select` and `where` also take a
+Python or NumPy scalar) and appends its op. Operands of different element types
+are converted as NumPy 2 converts them (`promotion`: Python scalars are weak), so
+`dflow.add(int32_x, 2.5)` is f64 as `np.add` is. A value that is not a tensor is a
+`TraceError` naming the line of the user's code that passed it; an error of the
+op's shape rules is a `VerifyException` naming it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation
 
 from dflow.dialects import df
-from dflow.frontend.builder import Graph, Tensor, element_type
+from dflow.frontend.builder import Graph, Tensor, element_type, elementwise, promoted, unary
 from dflow.frontend.errors import trace_error
 
 
@@ -44,8 +46,7 @@ def _unary(op_type: type[df.UnaryElementwiseOp]) -> Callable[[Tensor], Tensor]:
     name = op_type.name.removeprefix("df.")
 
     def apply(x: Tensor) -> Tensor:
-        tensor = _tensor(name, 0, x)
-        return _emit(tensor.graph, lambda: op_type(tensor.value))
+        return unary(op_type, _tensor(name, 0, x))
 
     apply.__name__ = apply.__qualname__ = name
     apply.__doc__ = (
@@ -58,30 +59,15 @@ def _binary(op_type: type[df.BinaryElementwiseOp]) -> Callable[[Any, Any], Tenso
     name = op_type.name.removeprefix("df.")
 
     def apply(x: Any, y: Any) -> Tensor:
-        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-            raise trace_error(f"dflow.{name}: neither argument is a tensor")
-        lhs = _lift(name, 0, x, y)
-        rhs = _lift(name, 1, y, x)
-        return _emit(lhs.graph, lambda: op_type(lhs.value, rhs.value))
+        return elementwise(op_type, x, y)
 
     apply.__name__ = apply.__qualname__ = name
     summary = (op_type.__doc__ or name).strip().splitlines()[0]
     apply.__doc__ = (
-        f"`{op_type.name}`: {summary} Elementwise with NumPy broadcasting; a number on one "
-        "side is a constant of the other side's element type."
+        f"`{op_type.name}`: {summary} Elementwise with NumPy broadcasting and NumPy 2's "
+        "type promotion (a Python number on one side is weak: `int32 * 2` is i32)."
     )
     return apply
-
-
-def _lift(name: str, position: int, value: Any, other: Tensor) -> Tensor:
-    """`value` as a tensor: itself, or a number made a constant of `other`'s type."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, bool | int | float):
-        return other.lift(value)
-    raise trace_error(
-        f"dflow.{name}: argument {position} is a {type(value).__name__}, not a tensor"
-    )
 
 
 neg = _unary(df.NegOp)
@@ -117,12 +103,16 @@ def constant(value: Any, dtype: str | Attribute | None = None, *, like: Tensor) 
 
 
 def select(condition: Tensor, on_true: Any, on_false: Any) -> Tensor:
-    """`df.select`: `where(condition, on_true, on_false)`, all three broadcast."""
+    """`df.select`: `where(condition, on_true, on_false)`, all three broadcast; the
+    two values converted to their common type as `np.where` does (a Python number
+    is weak)."""
     mask = _tensor("select", 0, condition)
-    if isinstance(on_true, Tensor):
-        on_false = _lift("select", 2, on_false, on_true)
-    on_true = _lift("select", 1, on_true, _tensor("select", 2, on_false))
-    return _emit(mask.graph, lambda: df.SelectOp(mask.value, on_true.value, on_false.value))
+    if not isinstance(on_true, Tensor) and not isinstance(on_false, Tensor):
+        raise trace_error("dflow.select: neither value is a tensor")
+    yes, no = promoted("select", [on_true, on_false])
+    result = _emit(mask.graph, lambda: df.SelectOp(mask.value, yes.value, no.value))
+    result.weak = yes.weak and no.weak
+    return result
 
 
 where = select
@@ -136,18 +126,15 @@ def cast(x: Tensor, dtype: str | Attribute) -> Tensor:
 
 
 def addn(tensors: Sequence[Tensor]) -> Tensor:
-    """`df.addn`: the sum of tensors of one type."""
-    terms = _tensors("addn", tensors)
+    """`df.addn`: the sum of tensors of one shape, converted to their common type."""
+    terms = promoted("addn", _tensors("addn", tensors))
     return _emit(terms[0].graph, lambda: df.AddNOp([t.value for t in terms]))
 
 
 def matmul(a: Tensor, b: Tensor, *, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
-    """`df.matmul`: `a @ b` on the last two axes (leading axes a batch)."""
-    lhs, rhs = _tensor("matmul", 0, a), _tensor("matmul", 1, b)
-    return _emit(
-        lhs.graph,
-        lambda: df.MatmulOp(lhs.value, rhs.value, transpose_a=transpose_a, transpose_b=transpose_b),
-    )
+    """`df.matmul`: `a @ b` on the last two axes (leading axes a batch), converted to
+    their common type as `np.matmul` does."""
+    return _tensor("matmul", 0, a).matmul(_tensor("matmul", 1, b), transpose_a, transpose_b)
 
 
 def conv2d(
@@ -273,8 +260,8 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
 
 
 def concat(tensors: Sequence[Tensor], axis: int) -> Tensor:
-    """`df.concat`: NumPy's `concatenate` along `axis`."""
-    parts = _tensors("concat", tensors)
+    """`df.concat`: NumPy's `concatenate` along `axis` (converted to a common type)."""
+    parts = promoted("concat", _tensors("concat", tensors))
     return _emit(parts[0].graph, lambda: df.ConcatOp([t.value for t in parts], axis))
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from onnx import AttributeProto, NodeProto, helper
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -40,11 +41,15 @@ class ImportGraph(Graph):
         self.block.add_op(op)
         return Tensor(self, op.results[0])
 
-    def remove_unused(self) -> None:
-        """Erase the pure ops nothing uses (constants folding left behind), last first."""
-        for op in reversed(list(self.block.ops)):
+    def function(self) -> FuncOp:
+        """The function built (a copy, as `Graph.function` makes it) without the pure
+        ops nothing uses (the constants folding left behind), last first."""
+        function = super().function()
+        block = function.body.block
+        for op in reversed(list(block.ops)):
             if op.has_trait(Pure) and all(not result.uses for result in op.results):
-                self.block.erase_op(op)
+                block.erase_op(op)
+        return function
 
 
 Converter = Callable[["Node"], Sequence[Tensor | None]]

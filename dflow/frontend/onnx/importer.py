@@ -81,7 +81,6 @@ class _Importer:
         outputs = [self._output(value) for value in self.model.graph.output]
         self.graph.output(*outputs)
         function = self.graph.function()
-        self.graph.remove_unused()
         if any(onnx_names):
             function.arg_attrs = ArrayAttr(
                 DictionaryAttr({NAME_ATTRIBUTE: StringAttr(n)} if n else {}) for n in onnx_names
