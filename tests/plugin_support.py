@@ -1,5 +1,7 @@
 """Installing a test-only xDSL plugin package, as pip would leave it: the package and
-its `.dist-info` (with the `xdsl.universe` entry point) in a folder on `PYTHONPATH`."""
+its `.dist-info` (with the `xdsl.universe` entry point) in a folder on `PYTHONPATH`.
+The distribution's name, `dflow-test-plugins`, differs from the module's
+(`dflowtestplug`), as a pip name often does: errors name the distribution."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import os
 from pathlib import Path
 
 PACKAGE = "dflowtestplug"
+DISTRIBUTION = "dflow-test-plugins"
 
 PLUGIN = '''
 """Test-only passes, wrong on purpose."""
@@ -73,12 +76,13 @@ UNIVERSE = Universe(
 
 
 def install_plugin(root: Path) -> dict[str, str]:
-    """The `dflowtestplug` package (`PLUGIN`) installed under `root`, with its entry
-    point; the environment in which xDSL finds it."""
+    """The `dflowtestplug` package (`PLUGIN`) of distribution `dflow-test-plugins`
+    installed under `root`, with its entry point; the environment in which xDSL
+    finds it."""
     (root / PACKAGE).mkdir(parents=True)
     (root / PACKAGE / "__init__.py").write_text(PLUGIN)
-    info = root / f"{PACKAGE}-0.1.dist-info"
+    info = root / f"{DISTRIBUTION.replace('-', '_')}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: 0.1\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(f"[xdsl.universe]\n{PACKAGE} = {PACKAGE}:UNIVERSE\n")
     return {**os.environ, "PYTHONPATH": str(root)}

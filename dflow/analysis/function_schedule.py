@@ -20,10 +20,13 @@ sharing and the packing. This module says what each op means for memory:
   never built. A reshape of an argument or a constant, or whose input or result
   is returned (a result is the caller's own array, not arena bytes), copies.
 
-Functions must be straight-line `df` code ending in `func.return`: calls and ops
-with regions are refused (a callee would need its own part of the arena), except
-`df.fused`, which is one step: its results get blocks, the values inside its body
-live in the kernel's registers and get none. A fused kernel never writes in place.
+Functions must be straight-line `df` code ending in `func.return`: calls (a callee
+would need its own part of the arena), ops of other dialects and ops with regions
+are refused, except `df.fused`, which is one step: its results get blocks, the
+values inside its body live in the kernel's registers and get none. A fused kernel
+never writes in place. In a partitioned module, a failure names the device whose
+part holds the function (`cpu:1: @main holds func.call: ...`): every part has its
+own `@main`.
 
 `df-plan-buffers` writes the plan into the IR; `df-recompute` and `dflow plan`
 read it without changing the module. What cannot be planned fails as a
@@ -36,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import ConstantLike, Pure, is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
@@ -46,6 +49,7 @@ from dflow.analysis.liveness import PlanError, Schedule, Step, Value
 from dflow.analysis.memory_plan import MemoryPlan, plan
 from dflow.analysis.scheduling import Dependences
 from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.annotations import device_of
 from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, require_function
@@ -87,13 +91,29 @@ def _pure(op: Operation) -> bool:
     return op.has_trait(Pure) or is_side_effect_free(op)
 
 
+def function_label(function: FuncOp) -> str:
+    """`@name` for a failure's message, headed by the device of the partitioned
+    module's part that holds `function` (`cpu:1: @main`), where every part has its own
+    `@main`."""
+    scope = function.parent_op()
+    device = device_of(scope) if isinstance(scope, ModuleOp) else None
+    name = f"@{function.sym_name.data}"
+    return f"{device}: {name}" if device is not None else name
+
+
 def _check_op(function: FuncOp, op: Operation) -> None:
+    """A pass failure unless `op` is one step the planner can plan: a df op (a
+    `df.fused` of any body, others without regions) or the return."""
     if op.regions and not isinstance(op, FusedOp):
-        raise _fail(f"@{function.sym_name.data}: {op.name} has regions; only straight-line code")
+        raise _fail(f"{function_label(function)}: {op.name} has regions; only straight-line code")
+    if isinstance(op, CallOp):
+        raise _fail(
+            f"{function_label(function)} holds func.call: only df ops are planned "
+            "(a callee would need its own part of the arena)"
+        )
     if not op.name.startswith("df.") and not isinstance(op, ReturnOp):
         raise _fail(
-            f"@{function.sym_name.data} holds {op.name}: only df ops are planned "
-            "(a callee would need its own part of the arena)"
+            f"{function_label(function)} holds {op.name}, not a df op: only df ops are planned"
         )
 
 
@@ -125,7 +145,7 @@ class FunctionSchedule:
         try:
             size = tensor_bytes(value.type)
         except VerifyException as error:
-            raise _fail(f"@{self.function.sym_name.data}: {error}") from None
+            raise _fail(f"{function_label(self.function)}: {error}") from None
         self.index[value] = len(self.values)
         self.values.append(value)
         self.sizes.append(Value(size, in_arena, value.name_hint or ""))
@@ -170,9 +190,9 @@ class FunctionSchedule:
 def check_plannable(function: FuncOp) -> None:
     """A pass failure unless `function` has one block of straight-line code."""
     if function.is_declaration:
-        raise _fail(f"@{function.sym_name.data} is a declaration: it has no body to plan")
+        raise _fail(f"{function_label(function)} is a declaration: it has no body to plan")
     if len(function.body.blocks) != 1:
-        raise _fail(f"@{function.sym_name.data} has several blocks; only straight-line code")
+        raise _fail(f"{function_label(function)} has several blocks; only straight-line code")
 
 
 def plan_function(
@@ -186,7 +206,7 @@ def plan_function(
     try:
         return schedule, plan(schedule.schedule(), every_packer)
     except PlanError as error:
-        raise _fail(f"@{function.sym_name.data}: {error}") from None
+        raise _fail(f"{function_label(function)}: {error}") from None
 
 
 def plan_entry(module: ModuleOp, entry: str, every_packer: bool = False) -> dict[str, MemoryPlan]:

@@ -4,7 +4,8 @@ Where an MLIR user bisects by hand with `-mlir-print-ir-after-all`, dflow has an
 oracle for every level a graph pass leaves: the interpreter. `bisect` interprets
 the program before the pipeline (the reference), then after each of its passes on
 the same feeds, and at the end runs it compiled; the first stage whose results
-differ beyond the tolerance (or that fails) is the culprit. Its IR before and
+differ beyond the tolerance (or that fails, or crashes: named with the package of
+the pass, as `dflow opt` names it) is the culprit. Its IR before and
 after is written beside the input. Passes come from every installed
 `xdsl.universe` (`driver/pipeline.py`), so a plugin's pass bisects like dflow's.
 
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.dialects import dfrt
@@ -28,7 +30,7 @@ from dflow.dialects.df import annotations
 from dflow.dialects.df.fusion import FusedOp
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import interpret
-from dflow.driver.pipeline import parsed_pipeline
+from dflow.driver.pipeline import DFLOW_PACKAGE, apply_pass, crash_message, parsed_pipeline
 from dflow.driver.source import make_context
 
 Array = Any
@@ -148,7 +150,7 @@ def bisect(
 
 def _after_pass(
     module: ModuleOp,
-    stage_pass: Any,
+    stage_pass: ModulePass,
     entry: str,
     inputs: Sequence[Array],
     reference: Sequence[Array],
@@ -156,12 +158,14 @@ def _after_pass(
 ) -> Stage:
     name = stage_pass.name
     try:
-        stage_pass.apply(make_context(), module)
+        apply_pass(stage_pass, make_context(), module)
         module.verify()
     except DiagnosticException as error:
         return Stage(name, f"the pass fails: {first_line(error)}")
-    except Exception as error:  # a plugin's pass may raise anything: that is the finding
-        return Stage(name, f"the pass crashes: {type(error).__name__}: {first_line(error)}")
+    except DflowError as error:  # an xDSL or plugin pass crashed (`apply_pass` names it)
+        return Stage(name, error.message)
+    except Exception as error:  # one of dflow's own passes crashed: that is the finding
+        return Stage(name, f"{crash_message(name, DFLOW_PACKAGE, error)} (a bug in dflow)")
     if _host_level(module):
         return Stage(name, None, checked=False)
     try:

@@ -6,18 +6,29 @@ xDSL reports with a traceback, `parsed_pipeline` reports as one `DflowError` lin
 an unknown pass (with the nearest names), an unknown option (with the pass's
 options, spelled as on the command line), a value of the wrong kind (with the kind
 expected). A string option's value needs no quotes (`report=out/place.json`).
+
+Every pass runs through `apply_pass`, whatever runs it (`dflow opt`, the `-p` of
+`run`, `compile` and `plan`, `dflow bisect`): a pass of xDSL's or of a plugin that
+crashes (raises anything but a diagnostic) is one `DflowError` line naming the pass
+and the distribution that registered it (`pass test-crash from package
+dflow-test-plugins raised ValueError: ...`), so the user knows whose bug it is; a
+crash of dflow's own passes stays dflow's internal error.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
+import traceback
 import types
 from collections.abc import Callable
 from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes as get_xdsl_passes
@@ -29,6 +40,8 @@ from xdsl.utils.hints import isa
 from dflow.driver.errors import DflowError, first_line
 from dflow.driver.source import make_context
 from dflow.driver.universe import get_all_passes as get_dflow_passes
+
+DFLOW_PACKAGE = "dflow"
 
 
 @cache
@@ -64,8 +77,69 @@ def parsed_pipeline(spec: str) -> PassPipeline:
 
 def apply_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
     """Run the comma-separated passes of `spec` on `module` in place; return it."""
-    parsed_pipeline(spec).apply(make_context(), module)
+    context = make_context()
+    for module_pass in parsed_pipeline(spec).passes:
+        apply_pass(module_pass, context, module)
     return module
+
+
+def apply_pass(module_pass: ModulePass, context: Context, module: ModuleOp) -> None:
+    """Run one pass on `module`. A pass that is not dflow's and crashes (raises
+    anything but a `DiagnosticException`, a `DflowError` or a `MemoryError`) raises
+    a `DflowError` naming the pass and its package (`crash_message`): a bug of xDSL's
+    or of a plugin, not of dflow nor of the program. `DFLOW_TRACEBACK=1` prints
+    where it crashed. dflow's own passes' crashes go on as they are (internal
+    errors)."""
+    try:
+        module_pass.apply(context, module)
+    except (DiagnosticException, DflowError, MemoryError):
+        raise
+    except Exception as error:
+        package = pass_package(module_pass)
+        if package == DFLOW_PACKAGE:
+            raise
+        if os.environ.get("DFLOW_TRACEBACK"):
+            traceback.print_exception(error)
+        raise DflowError(crash_message(module_pass.name, package, error)) from error
+
+
+def crash_message(pass_name: str, package: str, error: Exception) -> str:
+    """`pass NAME from package PACKAGE raised TYPE: first line`: one line for a pass
+    that crashed, as the command line and `dflow bisect` report it."""
+    return (
+        f"pass {pass_name} from package {package} raised "
+        f"{type(error).__name__}: {first_line(error)}"
+    )
+
+
+def pass_package(module_pass: ModulePass) -> str:
+    """The distribution that registers `module_pass` through its `xdsl.universe`
+    entry point (`xdsl`, `dflow`, a plugin's such as `dflow-test-plugins`); for a
+    pass no entry point names (built in Python and run directly), the top-level
+    module of its class."""
+    found = _registered_passes().get(module_pass.name)
+    return found or type(module_pass).__module__.split(".")[0]
+
+
+@cache
+def _registered_passes() -> dict[str, str]:
+    """Each pass name of every loadable `xdsl.universe` entry point with its package
+    (a plugin that cannot load names none: `plugin_failure` reports it)."""
+    packages: dict[str, str] = {}
+    for entry in entry_points(group="xdsl.universe"):
+        try:
+            universe = entry.load()
+        except Exception:
+            continue
+        if isinstance(universe, Universe):
+            packages.update(dict.fromkeys(universe.all_passes, _distribution(entry)))
+    return packages
+
+
+def _distribution(entry: EntryPoint) -> str:
+    """The name of the distribution that declares `entry` (its top-level module where
+    the entry point belongs to none)."""
+    return entry.dist.name if entry.dist is not None else entry.module.split(".")[0]
 
 
 def run_pipeline(module: ModuleOp, spec: str) -> ModuleOp:

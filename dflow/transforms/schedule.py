@@ -36,7 +36,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import FunctionSchedule, check_plannable
+from dflow.analysis.function_schedule import FunctionSchedule, check_plannable, function_label
 from dflow.analysis.liveness import PlanError
 from dflow.analysis.order_choice import OrderChoice, choose_order
 from dflow.dialects.df.symbols import device_scopes, graph_functions
@@ -61,7 +61,7 @@ def schedule_function(
     try:
         choice = choose_order(steps, schedule.dependences(steps), strategy)
     except PlanError as error:  # a value read before it is written
-        raise _fail(f"@{function.sym_name.data}: {error}") from None
+        raise _fail(f"{function_label(function)}: {error}") from None
     if list(choice.order) != list(range(len(schedule.ops))):
         schedule.reorder(choice.order)
     return choice

@@ -26,9 +26,10 @@ func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Any op outside the df dialect (but the return) is refused the same way.
+// Any other op outside the df dialect (but the return) is refused too, for what it
+// is: not a df op (no callee is involved).
 
-// CHECK: {{^}}df-schedule: @scalar holds arith.constant: only df ops are planned{{.*}}
+// CHECK: {{^}}df-schedule: @scalar holds arith.constant, not a df op: only df ops are planned{{$}}
 func.func @scalar(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>
   %c = arith.constant 2.0 : f32
@@ -83,10 +84,10 @@ func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 // In a partitioned module each device's functions are checked: the call on gpu:0
-// fails though cpu:0's @main is fine. (The message names the function, not the
-// device, both devices holding an @main.)
+// fails though cpu:0's @main is fine. Both devices hold an @main: the message names
+// the device too.
 
-// CHECK: {{^}}df-schedule: @main{{.*}} holds func.call: only df ops are planned (a callee would need its own part of the arena){{$}}
+// CHECK: {{^}}df-schedule: gpu:0: @main holds func.call: only df ops are planned (a callee would need its own part of the arena){{$}}
 builtin.module {
   builtin.module attributes {df.device = "cpu:0"} {
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: 0>, df.results = array<i64: 0>, df.function_type = (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)} {
@@ -113,4 +114,20 @@ func.func @early(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = df.neg %b : (tensor<4xf32>) -> tensor<4xf32>
   %b = df.exp %x : (tensor<4xf32>) -> tensor<4xf32>
   func.return %a : tensor<4xf32>
+}
+
+// -----
+
+// The same in one device's part of a partitioned module: the order chosen for
+// cpu:1's @main finds it, and the message names the device.
+
+// CHECK: {{^}}df-schedule: cpu:1: @main: %b is read at step 0 before written{{$}}
+builtin.module {
+  builtin.module attributes {df.device = "cpu:1"} {
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {df.arguments = array<i64: 0>, df.results = array<i64: 0>, df.function_type = (tensor<4xf32>) -> tensor<4xf32>} {
+      %a = df.neg %b {df.device = "cpu:1"} : (tensor<4xf32>) -> tensor<4xf32>
+      %b = df.exp %x {df.device = "cpu:1"} : (tensor<4xf32>) -> tensor<4xf32>
+      func.return %a : tensor<4xf32>
+    }
+  }
 }
