@@ -69,7 +69,7 @@ def test_bad_input_files_are_one_line(tmp_path: Path) -> None:
     cases = {
         "x.txt": "cannot read inputs from {}/x.txt: it is not an .npz archive",
         "bad.npy": "cannot read inputs from {}/bad.npy: ",
-        "none.npy": "cannot read inputs from {}/none.npy: No such file or directory",
+        "none.npy": "cannot read inputs from {}/none.npy: no such file",
     }
     for name, message in cases.items():
         run = run_dflow("run", program, "--inputs", tmp_path / name)
@@ -114,7 +114,7 @@ def test_cache_info_clear_and_its_bound(tmp_path: Path) -> None:
     assert newest.returncode == 0 and len(_entries(cache)) == 1  # the older ones went
     cleared = run_dflow("cache", "clear", env=environment)
     assert cleared.stdout.startswith("removed 1 programs, 1 kernels, ")
-    assert _entries(cache) == [] and list((cache / "kernels").iterdir()) == []
+    assert _entries(cache) == [] and not (cache / "kernels").exists()
 
 
 def test_a_trim_leaves_other_processes_writes(

@@ -6,11 +6,14 @@ folder is named after its key (the program's text, the options, the pipeline and
 the compiler's fingerprint; `compiler.compiled_program`) and holds each device's
 module; a kernel's folder, in `kernels/`, is named after its content and holds
 numba's cache of its machine code (`dflow.runtime.kernel_cache`), which every
-program containing that kernel uses. The cache is private: its folders are made `0700`
-and an entry another user could have written is never imported. It keeps under
+program containing that kernel uses; `roofline.json` holds this machine's measured
+peaks (`dflow.runtime.roofline`, for `dflow run --profile`). The cache is private:
+its folders are made `0700` and its files `0600` (whatever the umask), and an entry
+another user could have written is never imported. It keeps under
 `$DFLOW_CACHE_MAX_BYTES` (default 1 GiB): after writing a program's entry, the
 least recently used others (programs and kernels) go until the rest fit.
-`dflow cache info` and `dflow cache clear` report and empty it.
+`dflow cache info` and `dflow cache clear` report and empty it: everything dflow
+made under the root (`dflow.runtime.cache_root` lists it), the root itself left.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from functools import cache
 from pathlib import Path
 
 from dflow.driver.errors import DflowError
-from dflow.runtime.cache_root import STORE, cache_root, sources_digest
+from dflow.runtime.cache_root import ROOFLINE, STORE, cache_root, not_a_folder, sources_digest
 from dflow.runtime.library.openblas import numpy_openblas
 
 DEFAULT_BOUND = 1 << 30
@@ -73,7 +76,8 @@ def bound() -> int:
 
 @dataclass(frozen=True)
 class Entry:
-    """One compiled program or kernel in the cache: its folder, bytes and last use."""
+    """One thing dflow made in the cache: a compiled program's or kernel's folder, or a
+    file of the root (`roofline.json`); its bytes and last use."""
 
     path: Path
     bytes: int
@@ -83,28 +87,49 @@ class Entry:
     def is_kernel(self) -> bool:
         return self.path.parent.name == STORE
 
+    @property
+    def is_file(self) -> bool:
+        """A file of the root, not a compiled program or kernel (nor trimmed)."""
+        return _is_made_file(self.path.name)
+
 
 def entries(root: Path) -> list[Entry]:
-    """The entries under `root`, programs and kernels (and scratch folders left by
-    an interrupted write), least recently used first."""
+    """What dflow made under `root`, least recently used first: programs and kernels
+    (and scratch folders left by an interrupted write), and the files of the root
+    (`roofline.json`, and its temporary copy where a write was interrupted)."""
     found: list[Entry] = []
     for parent in (root, root / STORE):
         if not parent.is_dir() or parent.is_symlink():
             continue
-        for folder in parent.iterdir():
-            if folder.is_dir() and not folder.is_symlink() and _is_ours(folder.name):
-                entry = _entry(folder)
-                if entry is not None:
-                    found.append(entry)
+        for path in parent.iterdir():
+            entry = _entry(path) if _is_ours(path, parent == root) else None
+            if entry is not None:
+                found.append(entry)
     return sorted(found, key=lambda entry: entry.used)
 
 
-def _entry(folder: Path) -> Entry | None:
-    """The entry in `folder`; None when another process renames or removes it while
+def _is_ours(path: Path, in_root: bool) -> bool:
+    """Whether dflow made `path` (a folder of the root or of the store, or a file of
+    the root): never a link, nor a name dflow does not write."""
+    if path.is_symlink():
+        return False
+    if path.is_dir():
+        return bool(ENTRY.fullmatch(path.name)) or path.name.startswith(SCRATCH_PREFIX)
+    return in_root and path.is_file() and _is_made_file(path.name)
+
+
+def _is_made_file(name: str) -> bool:
+    """`roofline.json`, or the temporary file it is written to (`.roofline.json.*`)."""
+    return name == ROOFLINE or name.startswith(f".{ROOFLINE}.")
+
+
+def _entry(path: Path) -> Entry | None:
+    """The entry at `path`; None when another process renames or removes it while
     it is measured (its scratch folder becoming an entry, a trim of its own)."""
     try:
-        size = sum(f.lstat().st_size for f in folder.rglob("*") if f.is_file())
-        return Entry(folder, size, folder.stat().st_mtime)
+        files = path.rglob("*") if path.is_dir() else [path]
+        size = sum(f.lstat().st_size for f in files if f.is_file())
+        return Entry(path, size, path.stat().st_mtime)
     except OSError:
         return None
 
@@ -114,10 +139,6 @@ def _in_progress(entry: Entry) -> bool:
     process may be compiling into it."""
     scratch = entry.path.name.startswith(SCRATCH_PREFIX)
     return scratch and time.time() - entry.used < SCRATCH_GRACE_S
-
-
-def _is_ours(name: str) -> bool:
-    return bool(ENTRY.fullmatch(name)) or name.startswith(SCRATCH_PREFIX)
 
 
 def mark_used(directory: Path) -> None:
@@ -130,7 +151,9 @@ def trim(keep: Path) -> None:
     """Remove the least recently used entries until the cache fits its bound; never
     `keep` (the entry just written), nor a scratch folder another process may still
     be writing (left ones go once `SCRATCH_GRACE_S` old)."""
-    found = [e for e in entries(keep.parent) if e.path != keep and not _in_progress(e)]
+    found = [
+        e for e in entries(keep.parent) if e.path != keep and not e.is_file and not _in_progress(e)
+    ]
     total = sum(entry.bytes for entry in found) + sum(
         f.lstat().st_size for f in keep.rglob("*") if f.is_file()
     )
@@ -142,18 +165,31 @@ def trim(keep: Path) -> None:
 
 
 def clear(root: Path) -> list[Entry]:
-    """Remove every entry under `root`; those removed."""
+    """Remove everything dflow made under `root` (`entries`, and the kernel store's
+    folder once empty), leaving the root itself and anything else in it; what was
+    removed. A process that compiles meanwhile makes the store again
+    (`runtime/kernel_cache.py`)."""
     found = entries(root)
     for entry in found:
-        shutil.rmtree(entry.path, ignore_errors=True)
+        if entry.is_file:
+            entry.path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(entry.path, ignore_errors=True)
+    store = root / STORE
+    if store.is_dir() and not store.is_symlink():
+        with contextlib.suppress(OSError):  # not empty: a kernel compiled meanwhile
+            store.rmdir()
     return found
 
 
 def summary(found: list[Entry]) -> str:
-    """`3 programs, 12 kernels, 1.2 MiB`."""
+    """`3 programs, 12 kernels, roofline.json, 1.2 MiB` (the files of the root by name)."""
     kernels = sum(entry.is_kernel for entry in found)
+    made_files = sum(entry.is_file for entry in found)
+    files = [ROOFLINE] if made_files else []
+    programs = len(found) - kernels - made_files
     size = size_text(sum(entry.bytes for entry in found))
-    return f"{len(found) - kernels} programs, {kernels} kernels, {size}"
+    return ", ".join([f"{programs} programs", f"{kernels} kernels", *files, size])
 
 
 def size_text(count: int) -> str:
@@ -169,8 +205,8 @@ def size_text(count: int) -> str:
 def private_cache_entry(key: str) -> Path:
     """The cache folder of `key`, under a root only this user can write; it may not
     exist yet. The root and the entry must be this user's and not group- or
-    world-writable, and everything in the entry this user's (numba writes its cache
-    files with the umask's modes, harmless inside a `0700` folder): an entry that
+    world-writable, and everything in the entry this user's (its modes are not
+    checked: numba's cache of a GPU kernel there follows the umask): an entry that
     another user could have written is never imported (its modules would run as this
     user) but removed, with a warning, and compiled afresh; under a root that others
     can write, in a private folder removed at exit."""
@@ -194,22 +230,26 @@ def private_cache_entry(key: str) -> Path:
     return scratch / key
 
 
-def made_root() -> Path:
+def made_root(*, make: bool = True) -> Path:
     """The cache root, made `0700` (and made so again if an older dflow left it open
-    to reading; a root that is not this user's is left to `_foreign`)."""
+    to reading; a root that is not this user's is left to `_foreign`); with `make`
+    false only checked (`dflow cache info` makes nothing). A one-line error where it
+    cannot be a folder: a file, under a file, not writable."""
     root = cache_root()
+    problem = not_a_folder(root)
     try:
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        root = root.resolve()
-        if root.stat().st_uid == os.getuid():
-            root.chmod(0o700)
+        if problem is None and make:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            root = root.resolve()
+            if root.stat().st_uid == os.getuid():
+                root.chmod(0o700)
     except OSError as error:
+        problem = error.strerror or str(error)
+    if problem is not None:
         raise DflowError(
-            f"cannot use the cache folder {root}: {error.strerror or error}; "
+            f"cannot use the cache folder {root}: {problem}; "
             "set DFLOW_CACHE_DIR to a folder you can write"
-        ) from None
-    if not root.is_dir():
-        raise DflowError(f"cannot use the cache folder {root}: it is not a folder")
+        )
     return root
 
 

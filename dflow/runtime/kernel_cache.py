@@ -14,9 +14,19 @@ and editing one op of a program recompiles only the kernels the edit changed.
 
 The store is `$DFLOW_CACHE_DIR/kernels` (default `~/.cache/dflow/kernels`) and is
 private like the compile cache (`dflow.driver.cache`): its folders are made
-`0700`, and a store or kernel folder another user could have written is never
-read (numba unpickles what it finds there, so its code would run as this user):
-such a kernel is compiled in memory only, after one warning.
+`0700` and its files `0600`, and a store or kernel folder another user could have
+written is never read (numba unpickles what it finds there, so its code would run
+as this user): such a kernel is compiled in memory only, after one warning.
+
+numba writes its index (`.nbi`) and code (`.nbc`) files with `open()`, so with the
+umask's modes (`0644` under the usual `0022`). They are made `0600` as they are
+created, by numba's own hook for it (`IndexDataCacheFile._open_for_write`, whose
+temporary file `_PrivateCacheFile` opens with mode `0600`), not by setting the
+umask around numba's writes: the umask is the whole process's, and the devices of a
+run compile in threads of their own, so another thread creating a file meanwhile
+(a user's, a trace) would get the narrowed umask too, or restore the wide one in the
+middle of a write here; and not by a chmod after the write, which would leave the
+file readable by others for a moment under its final name.
 
 numba's `FunctionCache` is told where to keep a kernel by subclassing its private
 `CompileResultCacheImpl` and `_CacheLocator` (checked with numba 0.68 by
@@ -31,11 +41,12 @@ import functools
 import hashlib
 import os
 import sys
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Generator
 from functools import cache
 from pathlib import Path
 from types import FunctionType
-from typing import Any
+from typing import Any, BinaryIO
 
 import numba
 from numba.core import caching
@@ -109,7 +120,8 @@ def _private_store(store: Path) -> Path | None:
     """`store`, made `0700` (None, after a warning, where that fails or it is a
     link, not this user's, or writable by others)."""
     try:
-        store.mkdir(mode=0o700, parents=True, exist_ok=True)
+        store.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the cache root
+        store.mkdir(mode=0o700, exist_ok=True)
     except OSError:
         _warn_once(store)
         return None
@@ -146,7 +158,10 @@ class _StoreLocator(_numba_caching._CacheLocator):
         self.folder = folder
 
     def ensure_cache_path(self) -> None:
-        self.folder.mkdir(mode=0o700, exist_ok=True)
+        """The kernel's folder, `0700`, and the store and the cache root again where
+        `dflow cache clear` removed them while this process ran."""
+        for folder in (self.folder.parent.parent, self.folder.parent, self.folder):
+            folder.mkdir(mode=0o700, exist_ok=True)
 
     def get_cache_path(self) -> str:
         return str(self.folder)
@@ -172,14 +187,40 @@ class _KernelCacheImpl(_numba_caching.CompileResultCacheImpl):
         self._filename_base = self.get_filename_base("kernel", getattr(sys, "abiflags", ""))
 
 
+class _PrivateCacheFile(_numba_caching.IndexDataCacheFile):
+    """numba's index and code files of a kernel, each created `0600` (numba's own
+    `open()` leaves them to the umask)."""
+
+    @contextlib.contextmanager
+    def _open_for_write(self, filepath: str) -> Generator[BinaryIO]:
+        """numba's write: a temporary file beside `filepath`, renamed onto it once
+        written (another process may read the old one meanwhile), but opened with
+        mode `0600` whatever the umask."""
+        temporary = f"{filepath}.tmp.{uuid.uuid4().hex[:16]}"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                yield file
+            Path(temporary).replace(filepath)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
 class _KernelCache(_numba_caching.FunctionCache):
-    """numba's function cache of a kernel, kept in its store folder; a load that
-    finds code marks the folder used (for the cache's least-recently-used trim)."""
+    """numba's function cache of a kernel, kept in its store folder, its files
+    private; a load that finds code marks the folder used (for the cache's
+    least-recently-used trim)."""
 
     def __init__(self, py_func: FunctionType, folder: Path):
         self._impl_class = functools.partial(_KernelCacheImpl, folder=folder)
         self.folder = folder
         super().__init__(py_func)  # pyright: ignore[reportUnknownMemberType]
+        self._cache_file = _PrivateCacheFile(
+            cache_path=str(folder),
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
 
     def _load_overload(self, sig: Any, target_context: Any) -> Any:
         found = _numba_caching.FunctionCache._load_overload(self, sig, target_context)

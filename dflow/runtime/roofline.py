@@ -5,15 +5,19 @@ flop/s, where P is the machine's peak flop/s and W its memory bandwidth (William
 Waterman and Patterson's roofline). Both are measured here, not looked up: P as
 NumPy's float32 matrix product of 1024 x 1024 matrices (BLAS, on every core it
 uses), W as a copy of 64 MB (read and write), each the best of five. The figures
-are kept in the cache folder (`roofline.json`), keyed by the machine, so only the
-first profile on a machine pays the second or so they take.
+are kept in the cache folder (`roofline.json`, `0600` like the rest of the cache),
+keyed by the machine, so only the first profile on a machine pays the second or so
+they take; `dflow cache clear` removes them with the rest (a figure measured on a
+busy machine is not kept for ever).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -21,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dflow.runtime.cache_root import cache_root
+from dflow.runtime.cache_root import ROOFLINE, cache_root
 
-FILE = "roofline.json"
+FILE = ROOFLINE
 """The measured figures, in the cache folder."""
 
 MATRIX = 1024
@@ -94,9 +98,21 @@ def machine_roofline(root: Path | None = None) -> Roofline:
     except (OSError, ValueError, KeyError, TypeError):
         pass  # none yet, or unreadable: measure again
     roofline = measure()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"machine": _machine(), **asdict(roofline)}))
-    except OSError:
-        pass  # a read-only cache: measured again next time
+    with contextlib.suppress(OSError):  # a read-only cache: measured again next time
+        _write_private(path, json.dumps({"machine": _machine(), **asdict(roofline)}))
     return roofline
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` as the cache writes its files: its folder made `0700`
+    where missing, the file `0600` from its creation (whatever the umask), written
+    beside it and renamed onto it, so a profile in another process never reads half
+    a file."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # 0600
+    try:
+        with os.fdopen(descriptor, "w") as file:
+            file.write(text)
+        Path(name).replace(path)
+    finally:
+        Path(name).unlink(missing_ok=True)

@@ -11,7 +11,9 @@ them), or on `func` only:
   ops, and each group is cloned before its first backward user (`groups.py`).
 - `mode=heuristic`: the same, with every cheap op a candidate without a hint:
   elementwise ops, casts, addn, reshape, transpose, broadcast_to (not matmul, conv,
-  pools, reductions or softmax).
+  pools, reductions or softmax); a group is kept only where it lowers the planner's
+  peak bound in `df-schedule`'s order (`heuristic.py`), and the function is left in
+  that order; where no group does, the function is unchanged (`stats=true` says so).
 - `mode=budget budget=BYTES`: choose the values to keep so that the planner's peak
   arena for the function, in the order `df-schedule` gives it (the pass leaves the
   function in that order), is at most BYTES, with the least estimated recomputation
@@ -60,6 +62,7 @@ from dflow.transforms.recompute.groups import (
     recomputable,
     recompute_groups,
 )
+from dflow.transforms.recompute.heuristic import judge_groups, recompute_judged
 from dflow.transforms.schedule import schedule_function
 
 _fail = pass_failure("df-recompute")
@@ -94,7 +97,7 @@ class Outcome:
 
 
 def recompute_by_groups(function: FuncOp, wanted: Predicate) -> Outcome:
-    """Hints and heuristic modes: Grappler's groups of the ops `wanted` selects."""
+    """Hints mode: Grappler's groups of the ops `wanted` selects, all recomputed."""
     block = function.body.block
     allowed = recomputable(block)
     forward = forward_flops(function)
@@ -105,6 +108,17 @@ def recompute_by_groups(function: FuncOp, wanted: Predicate) -> Outcome:
         extra += flops_of(group.ops)
         apply_group(group, f"{name}.r{number}")
     return Outcome(sum(len(g.ops) for g in groups), extra, forward)
+
+
+def recompute_heuristic(function: FuncOp) -> Outcome:
+    """Heuristic mode: the groups of cheap (or hinted) ops that lower the peak
+    (`heuristic.py`); the function unchanged where none does."""
+    forward = forward_flops(function)
+    judged = judge_groups(function, _cheap_or_hinted)
+    recompute_judged(function, judged)
+    kept = judged.kept_groups()
+    extra = sum(flops_of(group.ops) for group in kept)
+    return Outcome(sum(len(group.ops) for group in kept), extra, forward, judged.note())
 
 
 def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ...]) -> Outcome:
@@ -193,5 +207,6 @@ class RecomputePass(ModulePass):
         if self.mode == "budget":
             strategies = tuple(STRATEGIES) if self.strategy == "all" else (self.strategy,)
             return recompute_to_budget(function, self.budget, strategies)
-        wanted = _hinted if self.mode == "hints" else _cheap_or_hinted
-        return recompute_by_groups(function, wanted)
+        if self.mode == "heuristic":
+            return recompute_heuristic(function)
+        return recompute_by_groups(function, _hinted)
