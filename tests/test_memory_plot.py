@@ -90,11 +90,11 @@ def test_the_command_writes_each_format(tmp_path: Path) -> None:
 
 
 def test_a_bad_format_is_one_line_before_any_work(tmp_path: Path) -> None:
-    done = run_dflow("plan", tmp_path / "absent.mlir", "--plot", "memory.jpg")
+    done = run_dflow("plan", tmp_path / "absent.mlir", "--plot", "memory.pgf")
     assert done.returncode == 1
     assert done.stderr == (
-        f"{tmp_path / 'absent.mlir'}: error: --plot writes .png, .svg, .pdf files, "
-        "not 'memory.jpg'\n"
+        f"{tmp_path / 'absent.mlir'}: error: --plot writes .png, .svg, .pdf, .jpg, .jpeg, "
+        ".tif, .tiff, .webp, .eps, .ps files, not 'memory.pgf'\n"
     )
 
 

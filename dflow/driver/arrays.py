@@ -174,14 +174,15 @@ _UNREADABLE_NPZ = (
 
 
 def load_npz(path: str | Path) -> dict[str, Array]:
+    """The arrays of an `.npz` archive by name; a one-line error for one NumPy
+    cannot read."""
     if Path(path).is_file() and not zipfile.is_zipfile(path):
         raise DflowError(f"cannot read inputs from {path}: it is not an .npz archive")
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}
     except _UNREADABLE_NPZ as error:
-        reason = first_line(error) if str(error) else "the file ends too early"
-        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
+        raise _unreadable(path, error) from None
 
 
 def load_inputs(files: Sequence[str]) -> dict[str, Array]:
@@ -211,11 +212,21 @@ def load_npy(path: str | Path) -> Array:
     """One array of an `.npy` file; a one-line error for one NumPy cannot read."""
     try:
         return np.load(path, allow_pickle=False)
-    except OSError as error:
-        raise DflowError(f"cannot read inputs from {path}: {error.strerror or error}") from None
     except _UNREADABLE_NPZ as error:
+        raise _unreadable(path, error) from None
+
+
+def _unreadable(path: str | Path, error: BaseException) -> DflowError:
+    """Why the inputs at `path` cannot be read, in words (no `[Errno 2] ...`)."""
+    if isinstance(error, FileNotFoundError):
+        reason = "no such file"
+    elif isinstance(error, IsADirectoryError):
+        reason = "it is a folder, not a file"
+    elif isinstance(error, OSError) and error.strerror:
+        reason = error.strerror
+    else:
         reason = first_line(error) if str(error) else "the file ends too early"
-        raise DflowError(f"cannot read inputs from {path}: {reason}") from None
+    return DflowError(f"cannot read inputs from {path}: {reason}")
 
 
 def save_outputs(path: str | Path, outputs: Sequence[Array]) -> None:

@@ -7,8 +7,9 @@ value in the arena is a rectangle named after it, at its offset and as tall as i
 bytes, from the step that writes it to the last that reads it
 (`MemoryPlan.placements`: the rectangles the tests give the plan checker). Over
 them, the bytes live at each step after in-place sharing (a line whose peak is the
-lower bound, dashed) and the arena's size. `.png`, `.svg` or `.pdf`; matplotlib is
-an optional extra (`pip install 'dflow[plot]'`).
+lower bound, dashed) and the arena's size. Any picture format matplotlib writes
+with no package beyond its own (`FORMATS`); matplotlib is an optional extra (`pip
+install 'dflow[plot]'`).
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from dflow.driver.errors import DflowError, first_line
 from dflow.driver.multidevice import split_for_devices
 from dflow.transforms.schedule import schedule_function
 
-FORMATS = (".png", ".svg", ".pdf")
-"""The picture formats `--plot` writes, by file suffix."""
+FORMATS = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".eps", ".ps")
+"""The picture formats `--plot` writes, by file suffix: those every matplotlib the
+`plot` extra allows (3.7 on) writes with only its own dependencies (Pillow for the
+bitmaps); not `.pgf`, which needs LaTeX."""
 
 
 @dataclass(frozen=True)
@@ -67,15 +70,22 @@ def device_plans(module: ModuleOp, entry: str, devices: str | None) -> list[Devi
     return found
 
 
-def check_format(path: Path) -> None:
-    if path.suffix not in FORMATS:
+def check_plot(path: Path) -> None:
+    """That a plot can be written at `path`, before any work or output: a format of
+    `FORMATS`, an existing folder, matplotlib installed."""
+    if path.suffix.lower() not in FORMATS:
         raise DflowError(f"--plot writes {', '.join(FORMATS)} files, not {path.name!r}")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise DflowError(f"cannot write {path}: {path.parent} is a file, not a folder")
+    if not path.parent.is_dir():
+        raise DflowError(f"cannot write {path}: there is no folder {path.parent}")
+    _figure_class()
 
 
 def draw(plans: list[DevicePlan], path: Path) -> None:
     """The plans, a panel per device, written to `path` (its suffix: the format;
     an SVG keeps its text as text)."""
-    check_format(path)
+    check_plot(path)
     figure = figure_of(plans)
     from matplotlib import rcParams  # noqa: PLC0415 (figure_of has checked it is there)
 
@@ -83,20 +93,25 @@ def draw(plans: list[DevicePlan], path: Path) -> None:
     try:
         figure.savefig(path)  # pyright: ignore[reportUnknownMemberType] (its stub: **kwargs)
     except OSError as error:
-        raise DflowError(f"cannot write {path}: {error.strerror}") from None
+        raise DflowError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def figure_of(plans: list[DevicePlan]) -> Any:
     """The matplotlib figure of `plans`: a panel per device."""
-    try:
-        from matplotlib.figure import Figure  # noqa: PLC0415 (an optional extra)
-    except ImportError:
-        raise DflowError("--plot needs matplotlib: pip install 'dflow[plot]'") from None
-    figure = Figure(figsize=(10, 3.2 * len(plans)), layout="constrained")
+    figure = _figure_class()(figsize=(10, 3.2 * len(plans)), layout="constrained")
     axes = figure.subplots(len(plans), 1, squeeze=False)[:, 0]
     for panel, device_plan in zip(axes, plans, strict=True):
         _panel(panel, device_plan)
     return figure
+
+
+def _figure_class() -> Any:
+    """matplotlib's `Figure`, or a one-line error saying how to install it."""
+    try:
+        from matplotlib.figure import Figure  # noqa: PLC0415 (an optional extra)
+    except ImportError:
+        raise DflowError("--plot needs matplotlib: pip install 'dflow[plot]'") from None
+    return Figure
 
 
 def _panel(axes: Any, drawn: DevicePlan) -> None:

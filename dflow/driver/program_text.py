@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dflow.driver.errors import DflowError
+from dflow.driver.onnx_input import is_model
 
 STDIN = "-"
 """The path that names standard input."""
@@ -32,6 +33,11 @@ def read_source(path: str | Path) -> Source:
     `/dev/stdin` cannot be read twice, so nothing after this reads the file)."""
     if str(path) == STDIN:
         return Source(display_name(path), _read_stdin())
+    if is_model(path):  # the commands that take models import them before this
+        raise DflowError(
+            "an ONNX model is not MLIR text: import it first: "
+            f"dflow import {path} -o {Path(path).with_suffix('.mlir')}"
+        )
     try:
         return Source(str(path), Path(path).read_text())
     except IsADirectoryError:
