@@ -12,8 +12,8 @@ alone, each run `--runs` times a round, interleaved round by round, in three way
   ran before it: each device's OpenBLAS call starts a thread per core;
 - `one device`: the whole program on `cpu:0`, BLAS with every core.
 
-Printed: the best round's microseconds per run of each (and the median round's), and
-the ratios against `one device`. This bench is about cores contended for, so it runs on
+Printed: the best and the median round's microseconds per run of each, each against
+`one device`'s. This bench is about cores contended for, so it runs on
 all of the machine's cores (not under `taskset -c 0`); OPENBLAS_NUM_THREADS is left
 unset, as a user's would be.
 """
@@ -86,11 +86,17 @@ def measure(batch: int, runs: int, rounds: int) -> dict[str, list[float]]:
 
 
 def report(batch: int, times: dict[str, list[float]]) -> None:
-    base = min(times["one device"])
-    print(f"towers, batch {batch}: us per run, best (median) of {len(times['one device'])} rounds")
+    """Each way's best and median round, and both against one device's: contention
+    shows in the median (a round with the threads well placed can still be quick)."""
+    base = times["one device"]
+    best_base, median_base = min(base), statistics.median(base)
+    print(f"towers, batch {batch}: us per run, best and median of {len(base)} rounds")
     for name, figures in times.items():
         best, median = min(figures), statistics.median(figures)
-        print(f"  {name:<24} {best:9.1f} ({median:9.1f})  {best / base:5.2f}x one device")
+        print(
+            f"  {name:<24} best {best:8.1f} ({best / best_base:5.2f}x one device)  "
+            f"median {median:8.1f} ({median / median_base:5.2f}x)"
+        )
 
 
 def main() -> None:
