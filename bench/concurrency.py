@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dflow.driver.compiler import compile_module, write_modules
+from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph
 from dflow.runtime import Program, load_program
 

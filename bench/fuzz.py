@@ -8,7 +8,7 @@ and checks the property of
 non-zero exit for every failure. Each case is its own process, killed past the
 time limit: a child forked from this one after it has imported dflow (a fresh
 `python -m dflow` spends a second importing), whose standard output and error are
-files and whose exit status is `dflow.driver.cli.main`'s. Each failing case's folder
+files and whose exit status is `dflow.driver.frontdoors.cli.main`'s. Each failing case's folder
 (its program, feed file, `command.sh` and stderr) is kept under `--failures`;
 the last line is `N passed, M failed`.
 """
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import fuzz_cli  # noqa: E402 (the harness lives with the tests)
 import fuzz_onnx  # noqa: E402
 
-from dflow.driver.cli import main as dflow_main  # noqa: E402
+from dflow.driver.frontdoors.cli import main as dflow_main  # noqa: E402
 
 
 @dataclass

@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from placement import convnet, mlp  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 
-from dflow.driver.compiler import compile_module, write_modules  # noqa: E402
+from dflow.driver.compilation.compiler import compile_module, write_modules  # noqa: E402
 from dflow.frontend import Graph  # noqa: E402
 from dflow.interpreters.df import run_function  # noqa: E402
 from dflow.runtime import Program, load_program  # noqa: E402
@@ -401,7 +401,7 @@ def bench_startup(work: Path) -> None:
 PIPELINE = """
 import sys, time
 from graphgen import random_graph
-from dflow.driver.compiler import compile_module
+from dflow.driver.compilation.compiler import compile_module
 sizes = [int(a) for a in sys.argv[1:]]
 best, counts = {}, {}
 compile_module(random_graph(3, min_ops=250, dtype="f32"))  # warm-up, not measured

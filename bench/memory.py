@@ -57,10 +57,10 @@ from dflow.analysis.order_choice import OrderChoice, choose_order
 from dflow.analysis.packing import PACKERS
 from dflow.analysis.scheduling import SCHEDULERS, bound_of, reorder
 from dflow.dialects.df.symbols import device_scopes, graph_functions
-from dflow.driver.compiler import compile_module, cyclic_gc_paused, lower
-from dflow.driver.multidevice import split_for_devices
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.timing import Timings
+from dflow.driver.compilation.compiler import compile_module, cyclic_gc_paused, lower
+from dflow.driver.compilation.devices import split_for_devices
+from dflow.driver.compilation.timing import Timings
+from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend.onnx import import_model
 
 

@@ -30,17 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     __version__: str
-    from dflow.driver.api import (
+    from dflow.driver.errors import (
+        DflowError,
+    )
+    from dflow.driver.frontdoors.api import (
         FeedError,
         Program,
         Signature,
         TensorSpec,
         compile,
     )
-    from dflow.driver.errors import (
-        DflowError,
-    )
-    from dflow.driver.jit import (
+    from dflow.driver.frontdoors.jit import (
         grad,
         jit,
         value_and_grad,
@@ -104,12 +104,12 @@ if TYPE_CHECKING:
 
 _MODULES: dict[str, str] = {
     "DflowError": "dflow.driver.errors",
-    "FeedError": "dflow.driver.api",
+    "FeedError": "dflow.driver.frontdoors.api",
     "Graph": "dflow.frontend.builder",
-    "Program": "dflow.driver.api",
-    "Signature": "dflow.driver.api",
+    "Program": "dflow.driver.frontdoors.api",
+    "Signature": "dflow.driver.frontdoors.api",
     "Tensor": "dflow.frontend.builder",
-    "TensorSpec": "dflow.driver.api",
+    "TensorSpec": "dflow.driver.frontdoors.api",
     "TraceError": "dflow.frontend.errors",
     "abs": "dflow.frontend.ops",
     "add": "dflow.frontend.ops",
@@ -118,7 +118,7 @@ _MODULES: dict[str, str] = {
     "avg_pool2d_grad": "dflow.frontend.ops",
     "broadcast_to": "dflow.frontend.ops",
     "cast": "dflow.frontend.ops",
-    "compile": "dflow.driver.api",
+    "compile": "dflow.driver.frontdoors.api",
     "concat": "dflow.frontend.ops",
     "constant": "dflow.frontend.ops",
     "conv2d": "dflow.frontend.ops",
@@ -128,11 +128,11 @@ _MODULES: dict[str, str] = {
     "equal": "dflow.frontend.ops",
     "erf": "dflow.frontend.ops",
     "exp": "dflow.frontend.ops",
-    "grad": "dflow.driver.jit",
+    "grad": "dflow.driver.frontdoors.jit",
     "greater": "dflow.frontend.ops",
     "greater_equal": "dflow.frontend.ops",
     "identity": "dflow.frontend.ops",
-    "jit": "dflow.driver.jit",
+    "jit": "dflow.driver.frontdoors.jit",
     "less": "dflow.frontend.ops",
     "less_equal": "dflow.frontend.ops",
     "log": "dflow.frontend.ops",
@@ -160,7 +160,7 @@ _MODULES: dict[str, str] = {
     "sub": "dflow.frontend.ops",
     "tanh": "dflow.frontend.ops",
     "transpose": "dflow.frontend.ops",
-    "value_and_grad": "dflow.driver.jit",
+    "value_and_grad": "dflow.driver.frontdoors.jit",
     "where": "dflow.frontend.ops",
 }
 """The module that defines each public name, imported when the name is first used."""

@@ -2,6 +2,6 @@
 
 import sys
 
-from dflow.driver.cli import main
+from dflow.driver.frontdoors.cli import main
 
 sys.exit(main())

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 # Every lowered module is verified in tests, however pytest was started
-# (tests/run.sh sets it too, for lit): see dflow.driver.compiler.
+# (tests/run.sh sets it too, for lit): see dflow.driver.compilation.compiler.
 os.environ.setdefault("DFLOW_VERIFY", "1")
 
 

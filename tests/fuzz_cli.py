@@ -37,9 +37,9 @@ import numpy as np
 from numpy.typing import NDArray
 from test_cli import DENSE
 
-from dflow.driver import feeds
 from dflow.driver.errors import DflowError
-from dflow.driver.source import make_context, parse_module
+from dflow.driver.loading import feeds
+from dflow.driver.loading.source import make_context, parse_module
 
 ROOT = Path(__file__).resolve().parents[1]
 Array = NDArray[Any]
@@ -574,7 +574,7 @@ def describe(argv: Sequence[str], outcome: Outcome) -> str:
 
 class CaseTimeout(BaseException):
     """Raised in the main thread by the case's alarm; a BaseException so that
-    `dflow.driver.cli.main`'s own `except Exception` does not take it for a bug."""
+    `dflow.driver.frontdoors.cli.main`'s own `except Exception` does not take it for a bug."""
 
 
 def _alarm(signum: int, frame: FrameType | None) -> None:
@@ -582,9 +582,9 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 
 def run_in_process(argv: Sequence[str], timeout: float = CASE_TIMEOUT_S) -> Outcome:
-    """`dflow.driver.cli.main(argv)` with its streams captured and a time limit (SIGALRM,
+    """`dflow.driver.frontdoors.cli.main(argv)` with its streams captured and a time limit (SIGALRM,
     so only from the main thread)."""
-    from dflow.driver.cli import main  # noqa: PLC0415 (the fuzzer's corpus needs no command line)
+    from dflow.driver.frontdoors.cli import main  # noqa: PLC0415 (the fuzzer's corpus needs no command line)
 
     out, err = io.StringIO(), io.StringIO()
     previous = signal.signal(signal.SIGALRM, _alarm)

@@ -52,8 +52,8 @@ from xdsl.dialects.func import FuncOp
 from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.types import static_tensor
-from dflow.driver.compiler import compile_module, write_modules
-from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.compilation.compiler import compile_module, write_modules
+from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor, addn, concat, select
 from dflow.frontend.builder import element_type
 from dflow.interpreters.df import run_function

@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from dflow.driver.cli import parser
+from dflow.driver.frontdoors.cli import parser
 
 README = Path(__file__).parent.parent / "README.md"
 WIDTH = 92

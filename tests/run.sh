@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
 # the compiled programs and kernels of the tests stay in the checkout, not ~/.cache/dflow
 export DFLOW_CACHE_DIR="${DFLOW_CACHE_DIR:-$PWD/.dflow_cache}"
-# the compiler checks its own output (the lowered module) in tests: dflow.driver.compiler
+# the compiler checks its own output (the lowered module) in tests: dflow.driver.compilation.compiler
 export DFLOW_VERIFY="${DFLOW_VERIFY:-1}"
 ruff check .
 ruff format --check .

@@ -15,7 +15,7 @@ from cli_support import ROOT, run_dflow
 from xdsl.dialects.builtin import ModuleOp
 
 import dflow
-from dflow.driver.source import parse_module
+from dflow.driver.loading.source import parse_module
 
 TWO_ENTRIES = """
 func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<f32>) {

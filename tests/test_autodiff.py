@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dflow.dialects.df import AddNOp, ConstantOp
 from dflow.dialects.df.annotations import BACKWARD
-from dflow.driver.source import make_context, parse_module
+from dflow.driver.loading.source import make_context, parse_module
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 from dflow.interpreters.df import make_interpreter, run_function
 from dflow.transforms.autodiff import AutodiffPass

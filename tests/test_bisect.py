@@ -11,7 +11,7 @@ import pytest
 from cli_support import run_dflow
 from plugin_support import install_plugin
 
-from dflow.driver.bisect import Tolerance, difference
+from dflow.driver.tools.bisect import Tolerance, difference
 
 PROGRAM = """func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %one = df.constant dense<1.0> : tensor<4x8xf32>

@@ -1,10 +1,10 @@
 """The `dflow run` command line: examples, feeds and fetches, entries, seeds, and errors.
 
 A few cases run `python -m dflow` as a subprocess (the real process: exit status,
-streams, no traceback); the rest call `dflow.driver.cli.main(argv)` and read its streams with
-capsys. Expected results are computed here with NumPy from the inputs, never taken
-from dflow's output. Every error must be one line on stderr, `FILE:LINE:COL: error: ...`
-or `FILE: error: ...`, with exit status 1.
+streams, no traceback); the rest call `dflow.driver.frontdoors.cli.main(argv)` and
+read its streams with capsys. Expected results are computed here with NumPy from the
+inputs, never taken from dflow's output. Every error must be one line on stderr,
+`FILE:LINE:COL: error: ...` or `FILE: error: ...`, with exit status 1.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from dflow.driver.cli import main
+from dflow.driver.frontdoors.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from cli_support import ROOT, run_dflow
 
-from dflow.driver import cache as compile_cache
+from dflow.driver.compilation import cache as compile_cache
 
 SCALE = """
 func.func @main(%x: tensor<2x3xf32>, %k: tensor<f32>) -> tensor<2x3xf32> {

@@ -2,7 +2,7 @@
 
 Every `df` op, alone or beside a few others in one module (kernels cost ~0.1 s each
 to compile, so one module holds many independent results), is lowered with
-`dflow.driver.compiler.compile_module`, written with `write_modules`, loaded with
+`dflow.driver.compilation.compiler.compile_module`, written with `write_modules`, loaded with
 `runtime.load_program` and run; its results must equal the interpreter's
 (`run_function`) on the same inputs: same dtype and shape, floats within
 rtol 1e-5 / atol 1e-6 (f32) or rtol 1e-10 (f64), integers and booleans exactly.
@@ -33,13 +33,13 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
 from dflow.backend.numba.module import emit_modules
 from dflow.dialects import df
-from dflow.driver import compiler
-from dflow.driver.compiler import compile_module, compiled_program, write_modules
+from dflow.driver.compilation import compiler
+from dflow.driver.compilation.compiler import compile_module, compiled_program, write_modules
+from dflow.driver.compilation.timing import Timings
 from dflow.driver.errors import DflowError
-from dflow.driver.feeds import random_inputs
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import parse_module
-from dflow.driver.timing import Timings
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import parse_module
 from dflow.frontend import Graph, Tensor, addn, avg_pool2d, concat, conv2d, max_pool2d, select
 from dflow.frontend.builder import element_type
 from dflow.interpreters.df import run_function

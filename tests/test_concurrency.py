@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dflow.driver.compiler import compile_module, write_modules
+from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph
 from dflow.runtime import load_program
 from dflow.runtime.program import CONTEXT_SETS_KEPT

@@ -34,8 +34,8 @@ import numpy as np
 import pytest
 
 from dflow.dialects.df.symbols import function_named
-from dflow.driver.compiler import compile_module, write_modules
-from dflow.driver.source import parse_module
+from dflow.driver.compilation.compiler import compile_module, write_modules
+from dflow.driver.loading.source import parse_module
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
 from dflow.runtime.program import _import  # pyright: ignore[reportPrivateUsage]

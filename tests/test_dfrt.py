@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.driver.source import parse_module
+from dflow.driver.loading.source import parse_module
 
 PROGRAM = """
 func.func private @k0(%a: memref<4xf32>) attributes {df.kernel} {

@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from dflow.dialects.df import ConstantOp
 from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.folding import SMALL_BYTES, FoldPolicy, is_splat, stored_bytes
-from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph
 
 

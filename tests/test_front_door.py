@@ -23,10 +23,10 @@ import pytest
 from cli_support import ROOT, run_dflow
 from numpy.typing import NDArray
 
-from dflow.driver.cli import main
-from dflow.driver.compiler import compile_module
-from dflow.driver.multidevice import split_for_devices
-from dflow.driver.source import parse_module
+from dflow.driver.compilation.compiler import compile_module
+from dflow.driver.compilation.devices import split_for_devices
+from dflow.driver.frontdoors.cli import main
+from dflow.driver.loading.source import parse_module
 
 Array = NDArray[Any]
 

@@ -42,10 +42,10 @@ from dflow.dialects.df import (
     SoftmaxOp,
     YieldOp,
 )
-from dflow.driver.feeds import random_inputs
-from dflow.driver.multidevice import run_partitioned
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import make_context, parse_module
+from dflow.driver.compilation.interpreted import run_partitioned
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import make_context, parse_module
 from dflow.interpreters.df import run_function
 
 SEEDS = range(16)

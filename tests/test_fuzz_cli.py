@@ -1,6 +1,6 @@
 """The command-line fuzzer of `tests/fuzz_cli.py` run in CI, and what it found.
 
-A bounded number of seeded cases run in-process (`dflow.driver.cli.main` with its
+A bounded number of seeded cases run in-process (`dflow.driver.frontdoors.cli.main` with its
 streams captured) and a handful as real `python -m dflow` processes; each must
 hold `fuzz_cli.problems`' property. The regression tests replay the exact
 mutated inputs that found a bug. `python bench/fuzz.py --count N` runs more.

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dflow.driver.compiler import compile_module, write_modules
-from dflow.driver.source import parse_module
+from dflow.driver.compilation.compiler import compile_module, write_modules
+from dflow.driver.loading.source import parse_module
 from dflow.runtime import kernel_cache, load_program
 
 ROOT = Path(__file__).resolve().parent.parent

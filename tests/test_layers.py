@@ -9,7 +9,13 @@
 
 A module may import its own package and any package of a lower layer; never a
 package of its own layer (sideways) or of a higher one. Every import counts, at
-module level or inside a function.
+module level or inside a function. The driver's rooms are layered the same way:
+
+    errors, universe              the driver's own root: one-line errors, the plugin
+    loading                       a program in, checked
+    compilation                   devices, lowering, cache, ranks, the interpreter
+    tools                         opt, bisect, reduce, viz, plan, profiling
+    frontdoors                    the command line and the Python API
 """
 
 from __future__ import annotations
@@ -40,11 +46,14 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     "imported when `canonicalize` asks for them, as xDSL's own ops do",
     (
         "dflow.frontend.builder",
-        "dflow.driver.api",
+        "dflow.driver.frontdoors.api",
     ): "`Graph.compile` is a shortcut for `dflow.compile(graph)`: it imports the driver "
     "when it is called",
 }
 """Imports that go upward on purpose, each with its reason."""
+
+ROOMS: dict[str, int] = {"": 0, "loading": 1, "compilation": 2, "tools": 3, "frontdoors": 4}
+"""The driver's sub-packages, lowest first (`` is the driver's own modules)."""
 
 
 def module_name(path: Path) -> str:
@@ -91,6 +100,30 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
     return found
 
 
+def room_of(module: str) -> str | None:
+    """`tools` for `dflow.driver.tools.bisect`, `` for `dflow.driver.errors`; None for
+    a module outside the driver."""
+    parts = module.split(".")
+    if parts[:2] != ["dflow", "driver"]:
+        return None
+    return parts[2] if len(parts) > 3 and parts[2] in ROOMS else ""
+
+
+def room_violations(edges: dict[str, set[str]]) -> list[str]:
+    """The imports between the driver's rooms that go sideways or upward."""
+    found: list[str] = []
+    for source, targets in sorted(edges.items()):
+        low = room_of(source)
+        for target in sorted(targets):
+            high = room_of(target)
+            if low is None or high is None or low == high:
+                continue
+            if ROOMS[high] >= ROOMS[low]:
+                way = "sideways" if ROOMS[high] == ROOMS[low] else "upward"
+                found.append(f"{source} -> {target} ({way}: {low or 'driver'} -> {high})")
+    return found
+
+
 def import_graph() -> dict[str, set[str]]:
     return {module_name(path): imported(path) for path in sorted(PACKAGE.rglob("*.py"))}
 
@@ -106,6 +139,28 @@ def test_imports_go_downward_only() -> None:
     assert not violations(graph), "\n".join(violations(graph))
 
 
+def test_the_drivers_rooms_import_downward_only() -> None:
+    graph = import_graph()
+    rooms = {room_of(module) for module in graph} - {None}
+    driver = PACKAGE / "driver"
+    assert rooms == {"", *(p.name for p in driver.iterdir() if (p / "__init__.py").exists())}
+    assert rooms == set(ROOMS)
+    assert not room_violations(graph), "\n".join(room_violations(graph))
+
+
+def test_the_room_check_catches_upward_imports() -> None:
+    edges = {
+        "dflow.driver.loading.feeds": {"dflow.driver.compilation.cache", "dflow.driver.errors"},
+        "dflow.driver.errors": {"dflow.driver.tools.opt"},
+        "dflow.driver.tools.bisect": {"dflow.driver.compilation.compiler", "dflow.dialects"},
+    }
+    assert room_violations(edges) == [
+        "dflow.driver.errors -> dflow.driver.tools.opt (upward: driver -> tools)",
+        "dflow.driver.loading.feeds -> dflow.driver.compilation.cache "
+        "(upward: loading -> compilation)",
+    ]
+
+
 def test_the_exceptions_are_still_needed() -> None:
     graph = import_graph()
     for source, target in EXCEPTIONS:
@@ -116,12 +171,12 @@ def test_the_check_catches_sideways_and_upward_imports() -> None:
     edges = {
         "dflow.transforms.recompute.budget": {"dflow.lowering.plan_buffers"},
         "dflow.dialects.df.base": {"dflow.analysis.statistics"},
-        "dflow.runtime.program": {"dflow.driver.compiler"},
+        "dflow.runtime.program": {"dflow.driver.compilation.compiler"},
         "dflow.lowering.fuse": {"dflow.lowering.kernels", "dflow.dialects.df"},
     }
     assert violations(edges) == [
         "dflow.dialects.df.base -> dflow.analysis.statistics (upward: dialects -> analysis)",
-        "dflow.runtime.program -> dflow.driver.compiler (upward: runtime -> driver)",
+        "dflow.runtime.program -> dflow.driver.compilation.compiler (upward: runtime -> driver)",
         "dflow.transforms.recompute.budget -> dflow.lowering.plan_buffers "
         "(sideways: transforms -> lowering)",
     ]

@@ -46,10 +46,10 @@ from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.semantics import evaluate
 from dflow.dialects.df.types import i64_array, static_tensor
-from dflow.driver.cli import main
-from dflow.driver.feeds import random_inputs
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import parse_module
+from dflow.driver.frontdoors.cli import main
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import parse_module
 from dflow.frontend import Graph
 from dflow.interpreters.df import run_function
 from dflow.transforms.autodiff import differentiate

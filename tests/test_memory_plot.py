@@ -15,9 +15,10 @@ from matplotlib.patches import Rectangle
 from plan_checker import Block, check_blocks
 from programgen import generate
 
-from dflow.driver.memory_plot import DevicePlan, device_plans, figure_of
-from dflow.driver.multidevice import devices_for
-from dflow.driver.source import read_module
+from dflow.driver.compilation.devices import devices_for
+from dflow.driver.loading.source import read_module
+from dflow.driver.tools.memory_plot import figure_of
+from dflow.driver.tools.memory_report import DevicePlan, device_plans
 
 MLP = ROOT / "examples" / "mlp.mlir"
 TOWERS = ROOT / "examples" / "towers.mlir"
@@ -109,3 +110,32 @@ def test_without_matplotlib_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr == f"{MLP}: error: --plot needs matplotlib: pip install 'dflow[plot]'\n"
     assert not (tmp_path / "m.png").exists()
+
+
+def test_plot_and_table_come_from_one_plan_per_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`dflow plan --plot` places and partitions the program once, and schedules and
+    plans each device's function once, for the table and the picture alike."""
+    from dflow.driver.frontdoors.cli import main  # noqa: PLC0415
+    from dflow.driver.tools import memory_report  # noqa: PLC0415
+
+    calls = {"split": 0, "plan": 0}
+    split, plan = memory_report.split_for_devices, memory_report.plan_function
+
+    def counted_split(*args: object) -> object:
+        calls["split"] += 1
+        return split(*args)  # pyright: ignore[reportArgumentType]
+
+    def counted_plan(*args: object) -> object:
+        calls["plan"] += 1
+        return plan(*args)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(memory_report, "split_for_devices", counted_split)
+    monkeypatch.setattr(memory_report, "plan_function", counted_plan)
+    picture = tmp_path / "towers.svg"
+    code = main(["plan", str(TOWERS), "--devices", "cpu:0,cpu:1", "--plot", str(picture)])
+    out = capsys.readouterr().out
+    assert code == 0 and picture.stat().st_size > 0
+    assert out.splitlines()[0].split() == ["device", *memory_report.PLAN_FIGURES]
+    assert calls == {"split": 1, "plan": 2}  # two devices, one plan each

@@ -20,7 +20,7 @@ import pytest
 from cli_support import run_dflow
 from optional import require
 
-from dflow.driver.cli import main
+from dflow.driver.frontdoors.cli import main
 
 pytestmark = pytest.mark.usefixtures("module_cache")
 

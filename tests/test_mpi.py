@@ -20,10 +20,10 @@ from cli_support import ROOT, run_dflow
 from programgen import generate
 from xdsl.dialects.builtin import StringAttr
 
-from dflow.driver.commands import _shared_stdin  # pyright: ignore[reportPrivateUsage]
+from dflow.driver.compilation.ranks import assign_ranks, explicit_names
 from dflow.driver.errors import DflowError, QuietFailureError
-from dflow.driver.program_text import Source
-from dflow.driver.ranks import assign_ranks, explicit_names
+from dflow.driver.frontdoors.commands import _shared_stdin  # pyright: ignore[reportPrivateUsage]
+from dflow.driver.loading.program_text import Source
 from dflow.runtime.mpi import message_tags
 
 TOWERS = ROOT / "examples" / "towers.mlir"

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from onnx_cases import Case, exclusion, with_constant_inputs
 
 import dflow
-from dflow.driver.multidevice import interpret
+from dflow.driver.compilation.interpreted import interpret
 from dflow.frontend.onnx import OnnxImportError, import_model
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from onnx_models import assert_close, batch_input, onnx_runtime
 from xdsl.dialects.builtin import Float32Type, TensorType
 
 import dflow
-from dflow.driver.multidevice import interpret
+from dflow.driver.compilation.interpreted import interpret
 from dflow.frontend.onnx import import_model
 
 Array = NDArray[Any]

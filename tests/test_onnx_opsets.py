@@ -20,7 +20,7 @@ from onnx import ModelProto, TensorProto, helper, numpy_helper
 from onnx_models import onnx_runtime
 
 import dflow
-from dflow.driver.multidevice import interpret
+from dflow.driver.compilation.interpreted import interpret
 from dflow.frontend.onnx import import_model
 
 Array = NDArray[Any]

@@ -17,10 +17,11 @@ from graphgen import place_randomly, random_graph
 from partition_checker import check_partitioned
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.driver.feeds import random_inputs
-from dflow.driver.multidevice import entry_signature, run_partitioned
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import parse_module
+from dflow.driver.compilation.interpreted import run_partitioned
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.partitioned import entry_signature
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import parse_module
 from dflow.interpreters.df import run_function
 
 DATA = Path(__file__).parent / "data"

@@ -30,10 +30,10 @@ from dflow.dialects import df
 from dflow.dialects.devices import kind_of
 from dflow.dialects.df.annotations import COLOCATE, DEVICE
 from dflow.dialects.df.base import DfOp
-from dflow.driver.feeds import random_inputs
-from dflow.driver.multidevice import run_partitioned
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import make_context, parse_module
+from dflow.driver.compilation.interpreted import run_partitioned
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import make_context, parse_module
 from dflow.frontend import Graph, Tensor, conv2d, max_pool2d
 from dflow.interpreters.df import run_function
 from dflow.transforms.placement import PlaceDevicesPass

@@ -15,8 +15,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
-from dflow.driver.cli import main
-from dflow.driver.pipeline import pass_package
+from dflow.driver.frontdoors.cli import main
+from dflow.driver.loading.pipeline import pass_package
 from dflow.transforms.prune import PrunePass
 
 PROGRAM = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {

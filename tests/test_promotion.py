@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 import dflow
 from dflow.dialects.df.arrays import element_type_of
-from dflow.driver.jit import as_array
+from dflow.driver.frontdoors.jit import as_array
 from dflow.frontend import Graph, Tensor
 from dflow.interpreters.df import run_function
 

@@ -11,7 +11,7 @@ import sys
 
 from readme_synopsis import README, commands_of, readme_block, synopsis
 
-from dflow.driver.cli import parser
+from dflow.driver.frontdoors.cli import parser
 
 ROOT = README.parent
 

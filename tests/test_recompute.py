@@ -17,7 +17,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from dflow.analysis.function_schedule import plan_function
 from dflow.dialects.df import annotations
-from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor
 from dflow.interpreters.df import run_function
 from dflow.transforms.autodiff import differentiate

@@ -15,8 +15,8 @@ from plugin_support import install_plugin
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 
-from dflow.driver.reduce import reduce
-from dflow.driver.source import parse_module
+from dflow.driver.loading.source import parse_module
+from dflow.driver.tools.reduce import reduce
 
 CRASHES = "python -m dflow opt {} -p test-crash-on-pattern 2>&1 | grep -q 'tanh of matmul'"
 """The test: the candidate still makes the pass crash with its message."""

@@ -1,8 +1,8 @@
 """`dflow run` from the cache and the whole way: one front door, the same answers.
 
-A run's options are read and checked by one function (`dflow.driver.run_options`),
+A run's options are read and checked by one function (`dflow.driver.loading.run_options`),
 then the cache answers the request if a run of it compiled before, else the compiler
-does (`dflow.driver.cached_run`). The differential: seeded cases draw a program
+does (`dflow.driver.frontdoors.cached_run`). The differential: seeded cases draw a program
 (plain, with calls, pinned, two towers, partitioned already, an ONNX model) and one
 or two of the fuzzer's option mutations (`fuzz_cli.OPTION_MUTATIONS`: devices written
 wrong or right, entries, passes, traces, inputs, outputs, ...). Each case runs three

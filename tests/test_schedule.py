@@ -43,8 +43,8 @@ from dflow.analysis.scheduling import (
     floor_bytes,
 )
 from dflow.dialects.df.communication import RecvOp, SendOp
-from dflow.driver.feeds import random_inputs
-from dflow.driver.pipeline import apply_pipeline
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.interpreters.df import run_function
 from dflow.transforms.schedule import Strategy
 

@@ -88,8 +88,8 @@ from dflow.dialects.df import (
     TransposeOp,
 )
 from dflow.dialects.df.semantics import HasSemantics, evaluate
-from dflow.driver.compiler import compile_module, write_modules
-from dflow.driver.source import parse_module
+from dflow.driver.compilation.compiler import compile_module, write_modules
+from dflow.driver.loading.source import parse_module
 from dflow.interpreters.df import DfFunctions, run_function
 from dflow.runtime import load_program
 

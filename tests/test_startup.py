@@ -18,14 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dflow.driver.cli import TARGETS
+from dflow.driver.frontdoors.cli import TARGETS
 from dflow.driver.universe import get_all_targets
 
 ROOT = Path(__file__).resolve().parent.parent
 
 WRAPPER = """
 import atexit, json, sys
-from dflow.driver.cli import main
+from dflow.driver.frontdoors.cli import main
 atexit.register(lambda: print("MODULES " + json.dumps(sorted(sys.modules)), file=sys.stderr))
 code = main(sys.argv[1:])
 sys.stdout.flush()

@@ -18,7 +18,7 @@ import pytest
 from cli_support import ROOT, run_dflow
 
 import dflow
-from dflow.driver.profiling import profile_table
+from dflow.driver.tools.profiling import profile_table
 from dflow.runtime import roofline as roofline_module
 from dflow.runtime.roofline import Roofline, machine_roofline
 from dflow.runtime.trace import CATEGORIES, Slice, Trace

@@ -33,9 +33,9 @@ from xdsl.traits import SymbolTable
 
 from dflow.dialects.df import RecvOp, SendOp
 from dflow.driver.errors import DflowError
-from dflow.driver.feeds import random_inputs
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import parse_module
+from dflow.driver.loading.feeds import random_inputs
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import parse_module
 from dflow.interpreters.df import run_function
 
 FILECHECK = Path(__file__).parent / "filecheck"

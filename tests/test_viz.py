@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from cli_support import run_dflow
 
-from dflow.driver.pipeline import apply_pipeline
-from dflow.driver.source import parse_module
-from dflow.driver.viz import to_dot
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.driver.loading.source import parse_module
+from dflow.driver.tools.viz import to_dot
 
 PLACED = """
 func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {

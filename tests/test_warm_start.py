@@ -28,7 +28,7 @@ from cli_support import ROOT
 from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp
 
-from dflow.driver.compiler import compile_module, write_modules
+from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program

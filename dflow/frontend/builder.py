@@ -139,7 +139,7 @@ class Graph:
     def compile(self, **options: Any) -> Any:
         """`dflow.compile(self, **options)`: the graph compiled into a callable
         `dflow.Program` (as often as wanted)."""
-        from dflow.driver.api import compile  # noqa: PLC0415 (the driver is the layer above)
+        from dflow.driver.frontdoors.api import compile  # noqa: PLC0415 (the driver is the layer above)
 
         return compile(self, **options)
 

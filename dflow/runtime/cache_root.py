@@ -1,15 +1,15 @@
 """Where dflow keeps what it compiles, and how its entries are told apart: the
-folder shared by the compile cache of programs (`dflow.driver.cache`) and the
+folder shared by the compile cache of programs (`dflow.driver.compilation.cache`) and the
 kernel store (`runtime/kernel_cache.py`), and the hash of source files both
 fingerprints are made of. Apart from both so that the cached `dflow run`, which
 imports no numba until it loads a program, can find its entries.
 
 What dflow puts under the root, every folder `0700` and every file `0600`:
-a folder per compiled program (named after its key; `driver/compiler.py`), and
+a folder per compiled program (named after its key; `driver/compilation/compiler.py`), and
 `.new-*` scratch folders while one is written; `kernels/` (`STORE`), a folder per
 CPU kernel holding numba's cache of it (`runtime/kernel_cache.py`); and
 `roofline.json` (`ROOFLINE`), this machine's measured peaks (`runtime/roofline.py`).
-`dflow cache clear` removes all of them (`driver/cache.py`)."""
+`dflow cache clear` removes all of them (`driver/compilation/cache.py`)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ dispatcher is handed out again, in a later one its code is loaded from the store
 and editing one op of a program recompiles only the kernels the edit changed.
 
 The store is `$DFLOW_CACHE_DIR/kernels` (default `~/.cache/dflow/kernels`) and is
-private like the compile cache (`dflow.driver.cache`): its folders are made
+private like the compile cache (`dflow.driver.compilation.cache`): its folders are made
 `0700` and its files `0600`, and a store or kernel folder another user could have
 written is never read (numba unpickles what it finds there, so its code would run
 as this user): such a kernel is compiled in memory only, after one warning.

@@ -1,7 +1,7 @@
 """Where NumPy's wheel keeps its OpenBLAS, found without importing numba.
 
 `blas.py` links the CPU library's matrix products against it; the compiler
-stamps the written modules with its path (`dflow.driver.compiler`), so that another
+stamps the written modules with its path (`dflow.driver.compilation.compiler`), so that another
 NumPy build recompiles them instead of loading cached kernels that call a
 library no longer there.
 """

@@ -1,7 +1,7 @@
-"""`dflow run`: its options checked once (`dflow.driver.run_options`), then the run
-answered from the cache when it can, else the whole way (`dflow.driver.commands`).
+"""`dflow run`: its options checked once (`dflow.driver.loading.run_options`), then the run
+answered from the cache when it can, else the whole way (`dflow.driver.frontdoors.commands`).
 
-A run's cache entry (`dflow.driver.compiler.compiled_program`) is keyed by the request:
+A run's cache entry (`dflow.driver.compilation.compiler.compiled_program`) is keyed by the request:
 the program (its text, or an ONNX model's bytes and `--shape`s), the devices as asked
 for, the pipeline and the compiler; beside the device modules it holds the signatures
 of the entry functions. When the entry of a run is there, the program needs no parsing,
@@ -20,11 +20,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dflow.driver.arrays import Array, EntrySignature, in_full, load_inputs, save_outputs, summarize
-from dflow.driver.cache import SIGNATURES, mark_used, private_cache_entry, program_key
+from dflow.driver.compilation.cache import SIGNATURES, mark_used, private_cache_entry, program_key
 from dflow.driver.errors import DflowError
-from dflow.driver.profiling import run_program
-from dflow.driver.run_options import RunOptions, request_text, require_gpus, run_options
+from dflow.driver.loading.arrays import (
+    Array,
+    EntrySignature,
+    in_full,
+    load_inputs,
+    save_outputs,
+    summarize,
+)
+from dflow.driver.loading.run_options import RunOptions, request_text, require_gpus, run_options
+from dflow.driver.tools.profiling import run_program
 from dflow.runtime import ProgramError, load_program
 from dflow.runtime.program import DEVICE_MODULE
 
@@ -35,7 +42,7 @@ def run(args: argparse.Namespace) -> None:
     options = run_options(args)
     outputs = run_cached(options)
     if outputs is None:
-        from dflow.driver.commands import run_whole  # noqa: PLC0415 (imports the compiler)
+        from dflow.driver.frontdoors.commands import run_whole  # noqa: PLC0415 (imports the compiler)
 
         outputs = run_whole(options)
     if outputs is not None:

@@ -4,7 +4,7 @@ Each `Reduction` is one kind of change, with its sites numbered in walk order (t
 ops it could drop, the uses it could cut, the sizes it could shrink); `candidate`
 prints the program with a run of them changed, leaving the program as it was.
 Whether a candidate is kept is not decided here: it must verify, be smaller by
-`size`, and stay interesting (`dflow.driver.reduce`).
+`size`, and stay interesting (`dflow.driver.tools.reduce`).
 """
 
 from __future__ import annotations

@@ -14,60 +14,17 @@ install 'dflow[plot]'`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException
-
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import plan_function
-from dflow.analysis.liveness import Schedule
-from dflow.analysis.memory_plan import MemoryPlan, Placement
-from dflow.dialects.devices import DEFAULT_DEVICE
-from dflow.dialects.df.symbols import device_scopes, require_function
-from dflow.driver.errors import DflowError, first_line
-from dflow.driver.multidevice import split_for_devices
-from dflow.transforms.schedule import schedule_function
+from dflow.analysis.memory_plan import Placement
+from dflow.driver.errors import DflowError
+from dflow.driver.tools.memory_report import DevicePlan
 
 FORMATS = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".eps", ".ps")
 """The picture formats `--plot` writes, by file suffix: those every matplotlib the
 `plot` extra allows (3.7 on) writes with only its own dependencies (Pillow for the
 bitmaps); not `.pgf`, which needs LaTeX."""
-
-
-@dataclass(frozen=True)
-class DevicePlan:
-    """One device's plan as drawn."""
-
-    device: str
-    schedule: Schedule
-    """The entry function's steps on the device, as planned."""
-    plan: MemoryPlan
-    placements: list[Placement]
-
-    @property
-    def steps(self) -> int:
-        return len(self.schedule.steps)
-
-
-def device_plans(module: ModuleOp, entry: str, devices: str | None) -> list[DevicePlan]:
-    """The plan of `entry` on each device, once placed and partitioned on `devices`
-    (`module` is changed)."""
-    module = split_for_devices(module, devices)
-    found: list[DevicePlan] = []
-    try:
-        for device, scope in device_scopes(module):
-            function = require_function(scope, entry, pass_failure("dflow plan"))
-            schedule_function(function)
-            steps, plan = plan_function(function)
-            schedule = steps.schedule()
-            placements = plan.placements(schedule)
-            found.append(DevicePlan(device or DEFAULT_DEVICE, schedule, plan, placements))
-    except DiagnosticException as error:
-        raise DflowError(first_line(error)) from None
-    return found
 
 
 def check_plot(path: Path) -> None:

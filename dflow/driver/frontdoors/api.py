@@ -30,20 +30,17 @@ from xdsl.dialects.func import FuncOp
 
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import device_modules, graph_functions
-from dflow.driver import feeds
-from dflow.driver.arrays import Parameter
-from dflow.driver.compiler import compiled_program, memory_figures
+from dflow.driver.compilation.compiler import compiled_program
+from dflow.driver.compilation.devices import check_gpus, devices_for
+from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError
-from dflow.driver.loading import check_runnable_module, load_module, load_text
-from dflow.driver.multidevice import (
-    check_gpus,
-    devices_for,
-    entry_signature,
-    interpret,
-    is_partitioned,
-)
-from dflow.driver.onnx_input import Shapes, import_onnx, is_model, model_name
-from dflow.driver.run_options import checked_device_option, request_key
+from dflow.driver.loading import feeds
+from dflow.driver.loading.arrays import Parameter
+from dflow.driver.loading.checked import check_runnable_module, load_module, load_text
+from dflow.driver.loading.onnx_input import Shapes, import_onnx, is_model, model_name
+from dflow.driver.loading.partitioned import entry_signature, is_partitioned
+from dflow.driver.loading.run_options import checked_device_option, request_key
+from dflow.driver.tools.memory_report import memory_figures
 from dflow.frontend.builder import Graph
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
@@ -160,8 +157,8 @@ def compile(
 def _on_ranks(
     module: ModuleOp, text: str, devices: str | None, parallel: bool, passes: str
 ) -> MpiProgram:
-    """This MPI rank's part of the program, every rank ready (`driver/ranks.py`)."""
-    from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
+    """This MPI rank's part of the program, every rank ready (`driver/compilation/ranks.py`)."""
+    from dflow.driver.compilation import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
 
     world = ranks.start_world()
     options = ranks.RankOptions(text, passes=passes, parallel=parallel)
@@ -332,7 +329,7 @@ class Entry:
         (`mpi=True`) a collective call: rank 0 gets every rank's trace, others None."""
         ranked = self.program.ranked
         if ranked is not None:
-            from dflow.driver import ranks  # noqa: PLC0415 (MPI is loaded only for mpi=True)
+            from dflow.driver.compilation import ranks  # noqa: PLC0415 (MPI is loaded only for mpi=True)
 
             inputs = self.feeds(args, kwargs) if ranked.world.rank == ranks.ROOT else None
             types = ranks.entry_types(self.program.function(self.name))
@@ -347,7 +344,7 @@ class Entry:
         self, ranked: MpiProgram, args: Sequence[Any], kwargs: Mapping[str, Any]
     ) -> Array | tuple[Array, ...] | None:
         """A collective call: rank 0's feeds, rank 0's results (None elsewhere)."""
-        from dflow.driver import ranks  # noqa: PLC0415 (MPI is loaded only for mpi=True)
+        from dflow.driver.compilation import ranks  # noqa: PLC0415 (MPI is loaded only for mpi=True)
 
         inputs = self.feeds(args, kwargs) if ranked.world.rank == ranks.ROOT else None
         types = ranks.entry_types(self.program.function(self.name))

@@ -1,7 +1,7 @@
 """Arrays in and out of an entry function, without the IR: its signature as plain
 data (kept beside a cached program, so that a cached `dflow run` never imports
 xDSL), seeded random inputs, feeds from `.npz`/`.npy` files checked against the
-signature, and outputs saved and summarized. `dflow.driver.feeds` makes the
+signature, and outputs saved and summarized. `dflow.driver.loading.feeds` makes the
 signature of a parsed function."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The front door for programs: the text read once (`dflow.driver.program_text`),
+"""The front door for programs: the text read once (`dflow.driver.loading.program_text`),
 parsed with source locations and verified, every failure turned into a one-line
 `DflowError` naming file and line.
 
 Verification is xDSL's verifier plus what it leaves out and the compiler relies
-on (`dflow.driver.wellformed`): every value defined before its uses in a block, and no
+on (`dflow.driver.loading.wellformed`): every value defined before its uses in a block, and no
 recursive calls.
 """
 
@@ -27,9 +27,9 @@ from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.program_text import read_source
+from dflow.driver.loading.program_text import read_source
+from dflow.driver.loading.wellformed import check_wellformed
 from dflow.driver.universe import get_all_dialects as get_dflow_dialects
-from dflow.driver.wellformed import check_wellformed
 
 
 def make_context() -> Context:
@@ -338,7 +338,7 @@ def read_module(path: str | Path, context: Context | None = None) -> ModuleOp:
 
 def verify(module: ModuleOp) -> None:
     """Verify; on failure name the innermost op that does not verify, and its line.
-    Then the checks xDSL does not make (`dflow.driver.wellformed`)."""
+    Then the checks xDSL does not make (`dflow.driver.loading.wellformed`)."""
     try:
         module.verify()
     except (VerifyException, DiagnosticException) as error:

@@ -44,7 +44,8 @@ SCRATCH_GRACE_S = 3600.0
 ENTRY = re.compile(r"[0-9a-f]{24}")
 """The folder name of an entry: its key."""
 SIGNATURES = "signatures.json"
-"""The file of an entry that holds its entry functions' signatures (`dflow.driver.arrays`)."""
+"""The file of an entry that holds its entry functions' signatures
+(`dflow.driver.loading.arrays`)."""
 
 
 def program_key(text: str, devices: str | None, parallel: bool, passes: str, part: str = "") -> str:

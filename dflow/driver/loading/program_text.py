@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dflow.driver.errors import DflowError
-from dflow.driver.onnx_input import is_model
+from dflow.driver.loading.onnx_input import is_model
 
 STDIN = "-"
 """The path that names standard input."""

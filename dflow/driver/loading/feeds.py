@@ -1,5 +1,5 @@
 """The entry function of a parsed program and its signature, for feeds: the IR
-side of `dflow.driver.arrays` (which checks, makes and loads the arrays without
+side of `dflow.driver.loading.arrays` (which checks, makes and loads the arrays without
 the IR)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from xdsl.utils.hints import isa
 from dflow.dialects.df import annotations
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import require_function
-from dflow.driver.arrays import DEFAULT_SEED, Array, EntrySignature, Parameter
 from dflow.driver.errors import DflowError
-from dflow.driver.source import location_of
+from dflow.driver.loading.arrays import DEFAULT_SEED, Array, EntrySignature, Parameter
+from dflow.driver.loading.source import location_of
 
 
 def find_entry(module: ModuleOp, name: str) -> FuncOp:

@@ -1,5 +1,5 @@
-"""What each `dflow` command does, once `dflow.driver.cli` has parsed its arguments
-(`dflow run` the whole way, once `dflow.driver.cached_run` has checked its options and
+"""What each `dflow` command does, once `dflow.driver.frontdoors.cli` has parsed its arguments
+(`dflow run` the whole way, once `dflow.driver.frontdoors.cached_run` has checked its options and
 found no cache entry to run at once). Imported only when a command needs the compiler."""
 
 from __future__ import annotations
@@ -15,33 +15,28 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from dflow.driver import cache, feeds, memory_plot
-from dflow.driver.cached_run import feeds_for
-from dflow.driver.compiler import (
-    PLAN_FIGURES,
+from dflow.driver.compilation import cache
+from dflow.driver.compilation.compiler import (
     compile_kernels,
     compile_module,
     compiled_program,
-    memory_figures,
     write_modules,
 )
+from dflow.driver.compilation.devices import check_gpus, devices_for, place, split_for_devices
+from dflow.driver.compilation.interpreted import interpret
+from dflow.driver.compilation.timing import Timings, maybe
 from dflow.driver.errors import DflowError, QuietFailureError
-from dflow.driver.loading import check_runnable_module, load_module, load_text
-from dflow.driver.multidevice import (
-    check_gpus,
-    devices_for,
-    interpret,
-    place,
-    split_for_devices,
-    whole_entry,
-)
-from dflow.driver.onnx_input import import_onnx, is_model
-from dflow.driver.pipeline import parsed_pipeline
-from dflow.driver.profiling import MPI_PROFILE_RUNS, run_program, show
-from dflow.driver.program_text import Source, display_name, read_source
-from dflow.driver.run_options import RunOptions, checked_shapes, request_text
-from dflow.driver.timing import Timings, maybe
-from dflow.driver.viz import to_dot, write_picture
+from dflow.driver.frontdoors.cached_run import feeds_for
+from dflow.driver.loading import feeds
+from dflow.driver.loading.checked import check_runnable_module, load_module, load_text
+from dflow.driver.loading.onnx_input import import_onnx, is_model
+from dflow.driver.loading.partitioned import whole_entry
+from dflow.driver.loading.pipeline import parsed_pipeline
+from dflow.driver.loading.program_text import Source, display_name, read_source
+from dflow.driver.loading.run_options import RunOptions, checked_shapes, request_text
+from dflow.driver.tools import memory_plot, memory_report
+from dflow.driver.tools.profiling import MPI_PROFILE_RUNS, run_program, show
+from dflow.driver.tools.viz import to_dot, write_picture
 from dflow.runtime import ProgramError
 
 
@@ -101,34 +96,21 @@ def import_model(args: argparse.Namespace) -> None:
 
 def plan(args: argparse.Namespace) -> None:
     """`dflow plan`: each device's memory figures, as a table or JSON, and with
-    `--plot` the picture of its arena; a plot that cannot be written fails before
-    anything is printed."""
+    `--plot` the picture of its arena, from one plan per device; a plot that cannot
+    be written fails before anything is printed."""
     if args.plot:
         memory_plot.check_plot(Path(args.plot))
     _, module = _load_runnable(args)
-    devices = devices_for(module, args.devices)
-    drawn = module.clone() if args.plot else None
-    figures = memory_figures(module, args.entry, devices)
-    if drawn is not None:
-        memory_plot.draw(memory_plot.device_plans(drawn, args.entry, devices), Path(args.plot))
-    print(json.dumps({"devices": figures}) if args.json else _plan_table(figures))
-    if drawn is not None:
-        count = f"{len(figures)} device" + ("" if len(figures) == 1 else "s")
+    plans = memory_report.device_plans(module, args.entry, devices_for(module, args.devices))
+    if args.plot:
+        memory_plot.draw(plans, Path(args.plot))
+    if args.json:
+        print(json.dumps({"devices": {plan.device: plan.figures() for plan in plans}}))
+    else:
+        print(memory_report.plan_table(plans))
+    if args.plot:
+        count = f"{len(plans)} device" + ("" if len(plans) == 1 else "s")
         print(f"dflow: drew the plan of {count} in {args.plot}", file=sys.stderr)
-
-
-def _plan_table(figures: dict[str, dict[str, int | None]]) -> str:
-    """One row per device: the lower bound as written and in the chosen order, the
-    optimum (`-` where not computed), the arena and the naive size, in bytes."""
-    width = max(len("device"), *map(len, figures))
-    lines = [f"{'device':<{width}}" + "".join(f"  {name}" for name in PLAN_FIGURES)]
-    for device, row in figures.items():
-        cells = ("-" if row[n] is None else str(row[n]) for n in PLAN_FIGURES)
-        lines.append(
-            f"{device:<{width}}"
-            + "".join(f"  {cell:>{len(n)}}" for n, cell in zip(PLAN_FIGURES, cells, strict=True))
-        )
-    return "\n".join(lines)
 
 
 def viz(args: argparse.Namespace) -> None:
@@ -211,7 +193,7 @@ def run_on_mpi(options: RunOptions) -> list[Any] | None:
     """`dflow run --mpi` on this rank: every rank reads, partitions and builds its part
     (the whole command's failures reported by rank 0 alone), then runs; rank 0 reads
     the inputs and gets the outputs."""
-    from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
+    from dflow.driver.compilation import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
 
     world = ranks.start_world()
     root = world.rank == ranks.ROOT
@@ -242,8 +224,8 @@ def _run_ranked(
     options: RunOptions, program: Any, types: Any, inputs: list[Any] | None
 ) -> list[Any] | None:
     """This rank's part of `dflow run --mpi`'s run (rank 0 gets the outputs): plain,
-    or traced and profiled as `dflow.driver.profiling` does in one process."""
-    from dflow.driver import ranks  # noqa: PLC0415 (imports mpi4py)
+    or traced and profiled as `dflow.driver.tools.profiling` does in one process."""
+    from dflow.driver.compilation import ranks  # noqa: PLC0415 (imports mpi4py)
 
     entry, timeout = options.entry, options.timeout
     outputs = ranks.run_on_ranks(program, entry, types, inputs, timeout)
@@ -276,8 +258,8 @@ def _shared_stdin(communicator: Any, root: bool) -> Any:
 def bisect_program(args: argparse.Namespace) -> None:
     """`dflow bisect`: each pass of `-p` checked against the interpreted input, then
     the compiled run; the first that differs is named and its IR written beside the
-    input (`dflow.driver.bisect`). Exits 1 when one differs."""
-    from dflow.driver import bisect  # noqa: PLC0415 (only this command needs it)
+    input (`dflow.driver.tools.bisect`). Exits 1 when one differs."""
+    from dflow.driver.tools import bisect  # noqa: PLC0415 (only this command needs it)
 
     parsed_pipeline(args.passes)
     module = _read_program(args)
@@ -313,8 +295,8 @@ def _read_program(args: argparse.Namespace) -> ModuleOp:
 
 def reduce_program(args: argparse.Namespace) -> None:
     """`dflow reduce`: the program made as small as `--test` lets it be
-    (`dflow.driver.reduce`), written to `-o` (default `FILE.reduced.mlir`)."""
-    from dflow.driver import reduce  # noqa: PLC0415 (only this command needs it)
+    (`dflow.driver.tools.reduce`), written to `-o` (default `FILE.reduced.mlir`)."""
+    from dflow.driver.tools import reduce  # noqa: PLC0415 (only this command needs it)
 
     module = _read_program(args)
     name = display_name(args.file)

@@ -4,7 +4,7 @@ Delta debugging in the spirit of `mlir-reduce` and C-Reduce. `COMMAND` is a shel
 command given a candidate file's path (where it says `{}`, else at its end); it
 exits 0 while the candidate is still interesting (still crashes a pass, still
 differs between two modes, ...). Each round tries every reduction of
-`dflow.driver.reductions` over its sites, first all at once, then in halves,
+`dflow.driver.tools.reductions` over its sites, first all at once, then in halves,
 quarters, ... down to one at a time (a run that stays interesting is kept, and the
 sites are counted again); rounds go on until one keeps nothing, or the time is up.
 A candidate is tried only when it parses, verifies and is smaller (`size`): so
@@ -26,8 +26,8 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from dflow.driver.errors import DflowError
-from dflow.driver.reductions import REDUCTIONS, Reduction, body_ops, size
-from dflow.driver.source import parse_module
+from dflow.driver.loading.source import parse_module
+from dflow.driver.tools.reductions import REDUCTIONS, Reduction, body_ops, size
 
 Test = Callable[[str], bool]
 """Whether a program's text is still interesting."""

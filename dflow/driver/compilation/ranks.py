@@ -27,17 +27,12 @@ from dflow.dialects.devices import DEFAULT_DEVICE, rank_of
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.symbols import device_modules
-from dflow.driver import feeds
-from dflow.driver.compiler import compiled_program
+from dflow.driver.compilation.compiler import compiled_program
+from dflow.driver.compilation.devices import check_gpus, devices_for, split_for_devices
+from dflow.driver.compilation.interpreted import PartitionedRun
 from dflow.driver.errors import DflowError, QuietFailureError, first_line
-from dflow.driver.multidevice import (
-    PartitionedRun,
-    check_gpus,
-    devices_for,
-    is_partitioned,
-    part_indices,
-    split_for_devices,
-)
+from dflow.driver.loading import feeds
+from dflow.driver.loading.partitioned import is_partitioned, part_indices
 from dflow.runtime import ProgramError
 from dflow.runtime.channels import Channels
 from dflow.runtime.mpi import (

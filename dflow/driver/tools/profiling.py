@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dflow.driver.errors import DflowError
-from dflow.driver.run_options import RunOptions
+from dflow.driver.loading.run_options import RunOptions
 from dflow.runtime.program import Program
 from dflow.runtime.roofline import Roofline, machine_roofline
 from dflow.runtime.trace import Slice, Trace

@@ -1,6 +1,6 @@
 """`dflow run`'s options, read and checked once, by one function, for both ways a run
-can go: from the cache (`dflow.driver.cached_run`, without the compiler) or the whole
-way (`dflow.driver.commands.run`).
+can go: from the cache (`dflow.driver.frontdoors.cached_run`, without the compiler) or the whole
+way (`dflow.driver.frontdoors.commands.run`).
 
 `run_options(args)` makes every check that needs no program (devices written right,
 `--shape` only for an ONNX model and each input once, `--trace`/`--profile` not with
@@ -24,8 +24,8 @@ from pathlib import Path
 
 from dflow.dialects.devices import checked_devices
 from dflow.driver.errors import DflowError
-from dflow.driver.onnx_input import is_model, onnx_key
-from dflow.driver.program_text import Source, display_name, read_source
+from dflow.driver.loading.onnx_input import is_model, onnx_key
+from dflow.driver.loading.program_text import Source, display_name, read_source
 
 Shapes = dict[str, list[int]]
 
@@ -62,7 +62,7 @@ class RunOptions:
 
     def program_text(self) -> str:
         """What the compile cache keys the program by: its text, or for an ONNX model
-        the digest `dflow.driver.onnx_input.import_onnx` gives it when it keeps no data
+        the digest `dflow.driver.loading.onnx_input.import_onnx` gives it when it keeps no data
         in other files (one that does never matches, and goes the whole way)."""
         if self.source is not None:
             return self.source.text

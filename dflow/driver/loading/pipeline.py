@@ -38,7 +38,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.utils.hints import isa
 
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.source import make_context
+from dflow.driver.loading.source import make_context
 from dflow.driver.universe import get_all_passes as get_dflow_passes
 
 DFLOW_PACKAGE = "dflow"

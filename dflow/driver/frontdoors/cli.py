@@ -4,20 +4,20 @@
 [--devices cpu:0,cpu:1] [--timeout S] [--parallel] [--mpi] [-p PIPELINE]
 [--trace T.json] [--profile]` parses and
 verifies the program, runs the passes of `-p`, compiles it (once: the emitted
-modules are cached, see `dflow.driver.compiler`) and runs its entry function;
+modules are cached, see `dflow.driver.compilation.compiler`) and runs its entry function;
 `--interpret` runs the reference interpreter instead. With `--devices`, or pins in
 the program, or a program already partitioned, each device's part runs in its own
-thread; with `--mpi`, under `mpirun -n N`, each on an MPI rank (`dflow.driver.ranks`).
+thread; with `--mpi`, under `mpirun -n N`, each on an MPI rank (`dflow.driver.compilation.ranks`).
 `dflow bisect FILE -p PIPELINE` names the first pass whose output the interpreter
-finds computing something else (`dflow.driver.bisect`); `dflow reduce FILE --test CMD`
-shrinks it while `CMD` says it is still interesting (`dflow.driver.reduce`).
+finds computing something else (`dflow.driver.tools.bisect`); `dflow reduce FILE --test CMD`
+shrinks it while `CMD` says it is still interesting (`dflow.driver.tools.reduce`).
 `dflow compile FILE -o DIR`
 writes each device's Python module
 (`DIR/cpu_0.py`, ...). `dflow plan FILE [--json]` prints each device's memory plan:
 the lower bound as written and in the order `df-schedule` chooses, the optimum, the
 arena and the naive size (`df-plan-buffers`). `dflow viz FILE -o G.svg` draws
 the graph. `dflow opt FILE -p PIPELINE` is `xdsl-opt` with one-line errors
-(`dflow.driver.opt`). FILE is a path, or `-` for standard input, read once.
+(`dflow.driver.tools.opt`). FILE is a path, or `-` for standard input, read once.
 
 Bad input is reported as one line, `FILE:LINE:COL: error: ...`, with exit status
 1; a failure of dflow itself as one line naming it an internal error, exit status
@@ -34,13 +34,13 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import NoReturn
 
-from dflow.driver.arrays import DEFAULT_SEED
 from dflow.driver.errors import DflowError, QuietFailureError, first_line
-from dflow.driver.onnx_input import parse_shape
-from dflow.driver.program_text import display_name
+from dflow.driver.loading.arrays import DEFAULT_SEED
+from dflow.driver.loading.onnx_input import parse_shape
+from dflow.driver.loading.program_text import display_name
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
 
-COMMANDS = "dflow.driver.commands"
+COMMANDS = "dflow.driver.frontdoors.commands"
 """The module of the commands' handlers, imported once a command needs it."""
 TARGETS = ("numba",)
 """The targets of `dflow opt -t` besides `mlir`: those of `dflow.driver.universe`
@@ -170,7 +170,7 @@ def parser() -> argparse.ArgumentParser:
     )
     opt = commands.add_parser("opt", help="run passes and print the IR (xdsl-opt)")
     _opt_arguments(opt)
-    opt.set_defaults(handler="dflow.driver.opt:run_opt")
+    opt.set_defaults(handler="dflow.driver.tools.opt:run_opt")
     import_ = commands.add_parser("import", help="import an ONNX model as a df program (.mlir)")
     import_.add_argument("file", metavar="MODEL.onnx", help="the ONNX model")
     import_.add_argument(
@@ -185,7 +185,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _opt_arguments(opt: argparse.ArgumentParser) -> None:
-    """`dflow opt`'s arguments (`dflow.driver.opt` runs it)."""
+    """`dflow opt`'s arguments (`dflow.driver.tools.opt` runs it)."""
     opt.add_argument("file", metavar="FILE", help="the program (- for standard input)")
     opt.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="passes to run")
     opt.add_argument(
@@ -372,7 +372,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         help="print, to standard error, the time of each kernel and transfer over traced runs, "
         "with its GFLOP/s and GB/s against this machine's measured roofline",
     )
-    run.set_defaults(handler="dflow.driver.cached_run:run")
+    run.set_defaults(handler="dflow.driver.frontdoors.cached_run:run")
 
 
 KNOWN_FAILURES = (DflowError, RecursionError, MemoryError)
@@ -400,7 +400,7 @@ def _failure(name: str, error: Exception) -> str:
 
 def _handle(args: argparse.Namespace) -> None:
     """Run the command's handler (`dflow run`'s imports the compiler only when the
-    cache cannot answer it: `dflow.driver.cached_run`)."""
+    cache cannot answer it: `dflow.driver.frontdoors.cached_run`)."""
     module, function = args.handler.split(":")
     getattr(import_module(module), function)(args)
 

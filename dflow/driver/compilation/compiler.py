@@ -29,17 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from dflow.analysis.exact_schedule import exact_order
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import plan_function
 from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
-from dflow.dialects.devices import DEFAULT_DEVICE
-from dflow.dialects.df.symbols import device_modules, device_scopes, require_function
-from dflow.driver import feeds
-from dflow.driver.cache import (
+from dflow.dialects.df.symbols import device_modules
+from dflow.driver.compilation.cache import (
     SCRATCH_PREFIX,
     SIGNATURES,
     compiler_fingerprint,
@@ -48,22 +42,17 @@ from dflow.driver.cache import (
     program_key,
     trim,
 )
+from dflow.driver.compilation.devices import devices_for, split_for_devices
+from dflow.driver.compilation.timing import Progress, Timings, maybe
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.multidevice import (
-    devices_for,
-    entry_names,
-    is_partitioned,
-    split_for_devices,
-    whole_entry,
-)
-from dflow.driver.pipeline import parsed_pipeline
-from dflow.driver.source import make_context
-from dflow.driver.timing import Progress, Timings, maybe
+from dflow.driver.loading import feeds
+from dflow.driver.loading.partitioned import entry_names, is_partitioned, whole_entry
+from dflow.driver.loading.pipeline import parsed_pipeline
+from dflow.driver.loading.source import make_context
 from dflow.runtime import Program, load_program
 from dflow.runtime.parallel_compile import compile_in_parallel
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
-from dflow.transforms.schedule import schedule_function
 
 VERIFY_VARIABLE = "DFLOW_VERIFY"
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
@@ -123,48 +112,6 @@ def lower(
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
     return module
-
-
-PLAN_FIGURES = (
-    "written_bound_bytes",
-    "lower_bound_bytes",
-    "optimum_bytes",
-    "arena_bytes",
-    "naive_bytes",
-)
-"""What `dflow plan` reports of each device's memory plan."""
-
-
-def memory_figures(
-    module: ModuleOp, entry: str, devices: str | None = None
-) -> dict[str, dict[str, int | None]]:
-    """Per device (`dflow plan`), once placed and partitioned on `devices`: the lower
-    bound of `entry` as written and in the order `df-schedule` chooses, the least
-    bound of any order (None where the exact search passes its limits), the arena of
-    the chosen order and the naive size, in bytes; `module` is changed (reordered)."""
-    module = split_for_devices(module, devices)
-    figures: dict[str, dict[str, int | None]] = {}
-    try:
-        for device, scope in device_scopes(module):
-            function = require_function(scope, entry, pass_failure("dflow plan"))
-            figures[device or DEFAULT_DEVICE] = _plan_figures(function)
-    except DiagnosticException as error:
-        raise DflowError(first_line(error)) from None
-    return figures
-
-
-def _plan_figures(function: FuncOp) -> dict[str, int | None]:
-    choice = schedule_function(function)
-    schedule, memory = plan_function(function)
-    steps = schedule.schedule()
-    exact = exact_order(steps, schedule.dependences(steps), ceiling=choice.bound)
-    return {
-        "written_bound_bytes": choice.written_bound,
-        "lower_bound_bytes": memory.lower_bound_bytes,
-        "optimum_bytes": None if exact is None else exact.bound,
-        "arena_bytes": memory.arena_bytes,
-        "naive_bytes": memory.naive_bytes,
-    }
 
 
 @contextmanager
@@ -277,7 +224,7 @@ def compiled_program(
     `0700` and its files `0600`: `__pycache__` is made beforehand, or Python's
     bytecode and numba's cache of GPU kernels would make it with the umask's. Beside the
     modules, the signatures of its entry functions (`SIGNATURES`), with which a later
-    `dflow run` of the same text runs it without parsing (`dflow.driver.cached_run`).
+    `dflow run` of the same text runs it without parsing (`dflow.driver.frontdoors.cached_run`).
     The CPU kernels the kernel store lacks are compiled now, in a process per usable
     core (`runtime/parallel_compile.py`; on one core they compile at first call).
     `only`: the devices of this rank, under MPI (`lower`); none, an empty program.

@@ -7,7 +7,7 @@ the same feeds, and at the end runs it compiled; the first stage whose results
 differ beyond the tolerance (or that fails, or crashes: named with the package of
 the pass, as `dflow opt` names it) is the culprit. Its IR before and
 after is written beside the input. Passes come from every installed
-`xdsl.universe` (`driver/pipeline.py`), so a plugin's pass bisects like dflow's.
+`xdsl.universe` (`driver/loading/pipeline.py`), so a plugin's pass bisects like dflow's.
 
 A pass that leaves host-level IR (`df-lower-host`: `dfrt` ops) ends what the
 interpreter can check; the compiled run still compares the whole.
@@ -28,10 +28,10 @@ from xdsl.utils.exceptions import DiagnosticException
 from dflow.dialects import dfrt
 from dflow.dialects.df import annotations
 from dflow.dialects.df.fusion import FusedOp
+from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.multidevice import interpret
-from dflow.driver.pipeline import DFLOW_PACKAGE, apply_pass, crash_message, parsed_pipeline
-from dflow.driver.source import make_context
+from dflow.driver.loading.pipeline import DFLOW_PACKAGE, apply_pass, crash_message, parsed_pipeline
+from dflow.driver.loading.source import make_context
 
 Array = Any
 

@@ -26,11 +26,11 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.utils.target import Target
 
-from dflow.driver.compiler import LOWERING_PIPELINE
+from dflow.driver.compilation.compiler import LOWERING_PIPELINE
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.pipeline import parsed_pipeline, run_pipeline
-from dflow.driver.program_text import read_source
-from dflow.driver.source import make_context, parse_module, verify
+from dflow.driver.loading.pipeline import parsed_pipeline, run_pipeline
+from dflow.driver.loading.program_text import read_source
+from dflow.driver.loading.source import make_context, parse_module, verify
 from dflow.driver.universe import get_all_targets
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from dflow.driver.errors import DflowError
-from dflow.driver.multidevice import check_parts
-from dflow.driver.pipeline import parsed_pipeline, run_pipeline
-from dflow.driver.source import location_of, parse_module, verify
-from dflow.driver.wellformed import check_runnable
+from dflow.driver.loading.partitioned import check_parts
+from dflow.driver.loading.pipeline import parsed_pipeline, run_pipeline
+from dflow.driver.loading.source import location_of, parse_module, verify
+from dflow.driver.loading.wellformed import check_runnable
 
 
 def load_text(text: str, name: str, passes: str = "") -> ModuleOp:

@@ -50,8 +50,8 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from dflow.dialects.df.arrays import element_type_of, numpy_dtype
 from dflow.dialects.df.types import ALL_ELEMENTS
-from dflow.driver.api import Program, compile
-from dflow.driver.source import make_context
+from dflow.driver.frontdoors.api import Program, compile
+from dflow.driver.loading.source import make_context
 from dflow.frontend.builder import Graph, Tensor
 from dflow.frontend.errors import raised_at, trace_error
 from dflow.frontend.promotion import scalar_kind
