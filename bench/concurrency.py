@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph
 from dflow.runtime import Program, load_program
@@ -97,7 +98,8 @@ def main() -> None:
         for devices in (None, "cpu:0,cpu:1"):
             graph, feed = make()
             with tempfile.TemporaryDirectory() as folder:
-                write_modules(compile_module(graph.module(), devices), Path(folder))
+                listed = None if devices is None else DeviceList.parse(devices)
+                write_modules(compile_module(graph.module(), listed), Path(folder))
                 program = load_program(folder)
                 program.run("main", feed)
                 best = compare(program, feed, args)

@@ -50,12 +50,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from graphgen import random_graph
 
-from dflow.analysis.exact_schedule import exact_order
-from dflow.analysis.function_schedule import FunctionSchedule, plan_entry
-from dflow.analysis.memory_plan import MemoryPlan, plan
-from dflow.analysis.order_choice import OrderChoice, choose_order
-from dflow.analysis.packing import PACKERS
-from dflow.analysis.scheduling import SCHEDULERS, bound_of, reorder
+from dflow.analysis.memory.exact_schedule import exact_order
+from dflow.analysis.memory.function_schedule import FunctionSchedule, plan_entry
+from dflow.analysis.memory.memory_plan import MemoryPlan, plan
+from dflow.analysis.memory.order_choice import OrderChoice, choose_order
+from dflow.analysis.memory.packing import PACKERS
+from dflow.analysis.memory.scheduling import SCHEDULERS, bound_of, reorder
+from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 from dflow.driver.compilation.compiler import compile_module, cyclic_gc_paused, lower
 from dflow.driver.compilation.devices import split_for_devices
@@ -69,7 +70,7 @@ def _random(seed: int, ops: int = 200) -> Callable[[], ModuleOp]:
 
 
 def _partitioned(build: Callable[[], ModuleOp], devices: str) -> Callable[[], ModuleOp]:
-    return lambda: split_for_devices(build(), devices)
+    return lambda: split_for_devices(build(), DeviceList.parse(devices))
 
 
 def _deep_mlp(n: int) -> Callable[[], ModuleOp]:

@@ -4,7 +4,7 @@
                             [--seed S] [--timeout SECONDS] [--list]
 
 Each mutant is one small, targeted change to a module of `dflow/dialects/`,
-`interpreters/`, `analysis/`, `transforms/` or `lowering/`: a comparison swapped
+`interpreters/`, `analysis/`, `passes/`, `transforms/` or `lowering/`: a comparison swapped
 (`<` and `<=`, `==` and `!=`), `and` and `or` swapped, `True` and `False` swapped,
 `not` dropped, `+` and `-` swapped, a `+ 1` or `- 1` dropped, a function swapped
 for its twin (`maximum` for `fmax`, `max` for `min`, `all` for `any`, ...), or a
@@ -48,6 +48,7 @@ SOURCES = (
     "dflow/dialects",
     "dflow/interpreters",
     "dflow/analysis",
+    "dflow/passes",
     "dflow/transforms",
     "dflow/lowering",
 )
@@ -80,10 +81,11 @@ TESTS: dict[str, tuple[str, ...]] = {
     "dflow/interpreters": ("tests/test_semantics.py", "tests/test_partition.py"),
     "dflow/analysis/cost_model.py": ("tests/test_placement.py",),
     "dflow/analysis": ("tests/test_memory_plan.py",),
-    "dflow/analysis/function_schedule.py": (
+    "dflow/analysis/memory/function_schedule.py": (
         "tests/test_memory_plan.py",
         "tests/filecheck/lowering",
     ),
+    "dflow/passes": ("tests/filecheck/transforms",),
     "dflow/transforms/canonicalization_patterns": (
         "tests/filecheck/transforms/canonicalize.mlir",
         "tests/test_transform_differential.py",

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from placement import mlp
 
-from dflow.analysis.function_schedule import plan_function
+from dflow.analysis.memory.function_schedule import plan_function
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.transforms.recompute.budget import (
     STRATEGIES,

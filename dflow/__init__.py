@@ -102,95 +102,6 @@ if TYPE_CHECKING:
         where,
     )
 
-_MODULES: dict[str, str] = {
-    "DflowError": "dflow.driver.errors",
-    "FeedError": "dflow.driver.frontdoors.api",
-    "Graph": "dflow.frontend.builder",
-    "Program": "dflow.driver.frontdoors.api",
-    "Signature": "dflow.driver.frontdoors.api",
-    "Tensor": "dflow.frontend.builder",
-    "TensorSpec": "dflow.driver.frontdoors.api",
-    "TraceError": "dflow.frontend.errors",
-    "abs": "dflow.frontend.ops",
-    "add": "dflow.frontend.ops",
-    "addn": "dflow.frontend.ops",
-    "avg_pool2d": "dflow.frontend.ops",
-    "avg_pool2d_grad": "dflow.frontend.ops",
-    "broadcast_to": "dflow.frontend.ops",
-    "cast": "dflow.frontend.ops",
-    "compile": "dflow.driver.frontdoors.api",
-    "concat": "dflow.frontend.ops",
-    "constant": "dflow.frontend.ops",
-    "conv2d": "dflow.frontend.ops",
-    "conv2d_grad_filter": "dflow.frontend.ops",
-    "conv2d_grad_input": "dflow.frontend.ops",
-    "div": "dflow.frontend.ops",
-    "equal": "dflow.frontend.ops",
-    "erf": "dflow.frontend.ops",
-    "exp": "dflow.frontend.ops",
-    "grad": "dflow.driver.frontdoors.jit",
-    "greater": "dflow.frontend.ops",
-    "greater_equal": "dflow.frontend.ops",
-    "identity": "dflow.frontend.ops",
-    "jit": "dflow.driver.frontdoors.jit",
-    "less": "dflow.frontend.ops",
-    "less_equal": "dflow.frontend.ops",
-    "log": "dflow.frontend.ops",
-    "matmul": "dflow.frontend.ops",
-    "max_pool2d": "dflow.frontend.ops",
-    "max_pool2d_grad": "dflow.frontend.ops",
-    "maximum": "dflow.frontend.ops",
-    "minimum": "dflow.frontend.ops",
-    "mul": "dflow.frontend.ops",
-    "neg": "dflow.frontend.ops",
-    "pow": "dflow.frontend.ops",
-    "reciprocal": "dflow.frontend.ops",
-    "reduce_max": "dflow.frontend.ops",
-    "reduce_mean": "dflow.frontend.ops",
-    "reduce_sum": "dflow.frontend.ops",
-    "relu": "dflow.frontend.ops",
-    "reshape": "dflow.frontend.ops",
-    "rsqrt": "dflow.frontend.ops",
-    "select": "dflow.frontend.ops",
-    "sigmoid": "dflow.frontend.ops",
-    "slice": "dflow.frontend.ops",
-    "softmax": "dflow.frontend.ops",
-    "sqrt": "dflow.frontend.ops",
-    "square": "dflow.frontend.ops",
-    "sub": "dflow.frontend.ops",
-    "tanh": "dflow.frontend.ops",
-    "transpose": "dflow.frontend.ops",
-    "value_and_grad": "dflow.driver.frontdoors.jit",
-    "where": "dflow.frontend.ops",
-}
-"""The module that defines each public name, imported when the name is first used."""
-
-
-def __getattr__(name: str) -> Any:
-    """`dflow.NAME`: imported from its module on first use, then kept here."""
-    if name == "__version__":
-        return _installed_version()
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dflow' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def _installed_version() -> str:
-    from importlib import metadata  # noqa: PLC0415 (it takes longer to import than dflow)
-
-    try:
-        return metadata.version("dflow")
-    except metadata.PackageNotFoundError:  # a checkout that was not installed
-        return "0+unknown"
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULES, "__version__"})
-
-
 __all__ = [
     "DflowError",
     "FeedError",
@@ -253,3 +164,53 @@ __all__ = [
     "value_and_grad",
     "where",
 ]
+"""Every public name. Written out, not computed, because type checkers and linters
+read it (and the `TYPE_CHECKING` imports above): tests/test_namespace.py checks the
+two against each other and the tensor operations against the `df` dialect."""
+
+_HOMES: dict[str, str] = {
+    "DflowError": "dflow.driver.errors",
+    "FeedError": "dflow.driver.frontdoors.api",
+    "Graph": "dflow.frontend.builder",
+    "Program": "dflow.driver.frontdoors.api",
+    "Signature": "dflow.driver.frontdoors.api",
+    "Tensor": "dflow.frontend.builder",
+    "TensorSpec": "dflow.driver.frontdoors.api",
+    "TraceError": "dflow.frontend.errors",
+    "compile": "dflow.driver.frontdoors.api",
+    "grad": "dflow.driver.frontdoors.jit",
+    "jit": "dflow.driver.frontdoors.jit",
+    "value_and_grad": "dflow.driver.frontdoors.jit",
+}
+"""The module of each public name that is not a tensor operation."""
+
+_MODULES: dict[str, str] = {
+    name: _HOMES.get(name, "dflow.frontend.ops") for name in __all__ if name != "__version__"
+}
+"""The module that defines each public name, imported when the name is first used:
+the tensor operations (every other name of `__all__`) are those of `dflow.frontend.ops`."""
+
+
+def __getattr__(name: str) -> Any:
+    """`dflow.NAME`: imported from its module on first use, then kept here."""
+    if name == "__version__":
+        return _installed_version()
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dflow' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def _installed_version() -> str:
+    from importlib import metadata  # noqa: PLC0415 (it takes longer to import than dflow)
+
+    try:
+        return metadata.version("dflow")
+    except metadata.PackageNotFoundError:  # a checkout that was not installed
+        return "0+unknown"
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES, "__version__"})

@@ -50,6 +50,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
 from dflow.dialects import df
+from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.types import static_tensor
 from dflow.driver.compilation.compiler import compile_module, write_modules
@@ -596,7 +597,8 @@ def _compiled(
     """`module` compiled for `devices` (its ops ordered by `schedule`) into `directory`,
     loaded and run; the modules are then dropped from `sys.modules` (a long run loads
     thousands)."""
-    write_modules(compile_module(module, devices, schedule=schedule), directory)
+    listed = None if devices is None else DeviceList.parse(devices)
+    write_modules(compile_module(module, listed, schedule=schedule), directory)
     program = load_program(directory)
     try:
         return program.run("main", inputs, timeout=RECEIVE_TIMEOUT_S)

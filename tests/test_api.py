@@ -194,3 +194,26 @@ def test_the_public_api_is_documented() -> None:
     ]
     assert not undocumented
     assert dflow.__version__ == metadata.version("dflow")
+
+
+@pytest.mark.parametrize("case", ["folder", "missing", "latin-1", "empty", "onnx text"])
+def test_the_api_and_the_command_line_say_the_same(tmp_path: Path, case: str) -> None:
+    """One front door (`loading.checked.load`): a path the API cannot compile fails
+    with the very line `dflow run` prints for it."""
+    paths = {
+        "folder": tmp_path / "folder.mlir",
+        "missing": tmp_path / "missing.mlir",
+        "latin-1": tmp_path / "latin.mlir",
+        "empty": tmp_path / "empty.mlir",
+        "onnx text": tmp_path / "model.onnx",
+    }
+    paths["folder"].mkdir()
+    paths["latin-1"].write_bytes("// caf\u00e9\n".encode("latin-1"))
+    paths["empty"].write_text("\n")
+    paths["onnx text"].write_text("func.func @main() {\n}\n")
+    path = paths[case]
+    with pytest.raises(dflow.DflowError) as error:
+        dflow.compile(path)
+    run = run_dflow("run", path)
+    assert run.returncode == 1
+    assert run.stderr == f"{error.value}\n"

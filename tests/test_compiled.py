@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
 from dflow.backend.numba.module import emit_modules
 from dflow.dialects import df
+from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation import compiler
 from dflow.driver.compilation.compiler import compile_module, compiled_program, write_modules
 from dflow.driver.compilation.timing import Timings
@@ -84,7 +85,7 @@ LOADED: list[Program] = []
 
 def compile_to(module: ModuleOp, directory: Path, devices: str | None = None) -> Program:
     """`module` compiled (in place) into `directory` and loaded."""
-    sources = compile_module(module, devices)
+    sources = compile_module(module, None if devices is None else DeviceList.parse(devices))
     write_modules(sources, directory)
     program = load_program(directory)
     LOADED.append(program)

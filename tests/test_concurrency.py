@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph
 from dflow.runtime import load_program
@@ -37,7 +38,8 @@ def reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("devices", [None, "cpu:0,cpu:1"])
 def test_concurrent_calls_each_get_their_own_result(tmp_path: Path, devices: str | None) -> None:
-    write_modules(compile_module(three_products().module(), devices), tmp_path)
+    listed = None if devices is None else DeviceList.parse(devices)
+    write_modules(compile_module(three_products().module(), listed), tmp_path)
     program = load_program(tmp_path)
     rng = np.random.default_rng(0)
     feeds = [

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.symbols import function_named
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.driver.loading.source import parse_module
@@ -97,7 +98,7 @@ def _run_case(name: str, text: str, devices: str, directory: Path) -> dict[str, 
     reference = parse_module(text, name)
     arguments = _inputs(reference)
     expected = run_function(reference, "main", arguments)
-    sources = compile_module(parse_module(text, name), devices)
+    sources = compile_module(parse_module(text, name), DeviceList.parse(devices))
     assert any(source.startswith("gpu") for source in sources), sorted(sources)
     write_modules(sources, directory / name)
     program = load_program(directory / name)

@@ -23,6 +23,7 @@ import pytest
 from cli_support import ROOT, run_dflow
 from numpy.typing import NDArray
 
+from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation.compiler import compile_module
 from dflow.driver.compilation.devices import split_for_devices
 from dflow.driver.frontdoors.cli import main
@@ -234,7 +235,9 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 def test_unused_values_are_dropped_before_partitioning() -> None:
     """%b is unused, so %a is too: nothing is sent from cpu:1 to cpu:0."""
-    module = split_for_devices(parse_module(UNUSED_ACROSS_DEVICES, "u.mlir"), "cpu:0,cpu:1")
+    module = split_for_devices(
+        parse_module(UNUSED_ACROSS_DEVICES, "u.mlir"), DeviceList.parse("cpu:0,cpu:1")
+    )
     names = [op.name for op in module.walk()]
     assert "df.send" not in names and "df.recv" not in names
     assert "df.exp" not in names and "df.neg" not in names

@@ -28,8 +28,8 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.analysis.function_schedule import plan_entry
-from dflow.analysis.liveness import (
+from dflow.analysis.memory.function_schedule import plan_entry
+from dflow.analysis.memory.liveness import (
     ALIGNMENT,
     Buffer,
     PlanError,
@@ -39,8 +39,8 @@ from dflow.analysis.liveness import (
     align,
     peak_live_bytes,
 )
-from dflow.analysis.memory_plan import MemoryPlan, plan
-from dflow.analysis.packing import PACKERS, FreeList, arena_size
+from dflow.analysis.memory.memory_plan import MemoryPlan, plan
+from dflow.analysis.memory.packing import PACKERS, FreeList, arena_size
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.constant import ConstantOp
@@ -567,8 +567,11 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 """,
         "calls.mlir",
     )
-    with pytest.raises(PassFailedException, match=r"@main holds func\.call"):
+    with pytest.raises(PassFailedException, match=r"^df-plan-buffers: @main holds func\.call"):
         apply_pipeline(module, "df-plan-buffers")
+    with pytest.raises(PlanError, match=r"^@main holds func\.call") as error:
+        plan_entry(module, "main")  # the analysis names no pass: each pass names itself
+    assert not isinstance(error.value, PassFailedException)
 
 
 # ---------------------------------------------------------------- dflow plan

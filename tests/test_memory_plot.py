@@ -15,6 +15,7 @@ from matplotlib.patches import Rectangle
 from plan_checker import Block, check_blocks
 from programgen import generate
 
+from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation.devices import devices_for
 from dflow.driver.loading.source import read_module
 from dflow.driver.tools.memory_plot import figure_of
@@ -54,7 +55,9 @@ def drawn_rectangles(drawn: list[DevicePlan]) -> list[list[tuple[float, float, f
 
 @pytest.mark.parametrize(("program", "devices"), [(MLP, None), (TOWERS, "cpu:0,cpu:1")])
 def test_the_picture_draws_the_checked_plan(program: Path, devices: str | None) -> None:
-    drawn = device_plans(read_module(program), "main", devices)
+    drawn = device_plans(
+        read_module(program), "main", None if devices is None else DeviceList.parse(devices)
+    )
     assert [d.device for d in drawn] == (devices or "cpu:0").split(",")
     for panel, rectangles in zip(drawn, drawn_rectangles(drawn), strict=True):
         checked(panel)

@@ -558,18 +558,18 @@ ERRORS: list[tuple[Callable[[], ModuleOp], dict[str, Any], str]] = [
     (
         lambda: module_of(three_ops()),
         {"devices": "cpu:0;gpu:0"},
-        'bad device "cpu:0;gpu:0" in devices="cpu:0;gpu:0": '
+        "devices: bad device 'cpu:0;gpu:0': "
         "each must be cpu:N or gpu:N (optionally @RANK, as in cpu:0@1)",
     ),
     (
         lambda: module_of(three_ops()),
         {"devices": "gpu:0, gpu:0"},
-        'device gpu:0 is listed twice in devices="gpu:0, gpu:0"',
+        "devices: device gpu:0 is listed twice in 'gpu:0, gpu:0'",
     ),
     (
         lambda: module_of(three_ops()),
         {"devices": " "},
-        'devices is empty: list them as devices="cpu:0,gpu:0"',
+        "devices is empty: name at least one device, e.g. devices=cpu:0",
     ),
     (
         lambda: module_of(three_ops()),

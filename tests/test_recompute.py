@@ -15,7 +15,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.analysis.function_schedule import plan_function
+from dflow.analysis.memory.function_schedule import plan_function
 from dflow.dialects.df import annotations
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor

@@ -31,11 +31,11 @@ from test_memory_plan import _sent_intact, _with_sends, run_in_arena
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from dflow.analysis.exact_schedule import QUICK, Limits, exact_order
-from dflow.analysis.function_schedule import FunctionSchedule
-from dflow.analysis.liveness import Schedule, Step, Value
-from dflow.analysis.order_choice import STRATEGIES, choose_order
-from dflow.analysis.scheduling import (
+from dflow.analysis.memory.exact_schedule import QUICK, Limits, exact_order
+from dflow.analysis.memory.function_schedule import FunctionSchedule
+from dflow.analysis.memory.liveness import Schedule, Step, Value
+from dflow.analysis.memory.order_choice import STRATEGIES, choose_order
+from dflow.analysis.memory.scheduling import (
     SCHEDULERS,
     Dependences,
     best_order,

@@ -197,6 +197,45 @@ def test_a_partitioned_program_runs_from_the_cache(tmp_path: Path) -> None:
     _twice_from_the_cache(tmp_path / "cache", path)
 
 
+def _from_the_cache(cache: Path, *args: str | Path) -> str:
+    """A run that must take the fast path: its stdout."""
+    status, out, err, imported = _dflow(cache, "run", *args, "--print")
+    assert status == 0, err
+    assert not _compiler_modules(imported), _compiler_modules(imported)
+    return out
+
+
+def test_spaces_in_the_device_list_take_the_same_entry(tmp_path: Path) -> None:
+    """`--devices` is parsed once into a list of names, so `cpu:0, cpu:1` is the
+    request `cpu:0,cpu:1` was."""
+    path = tmp_path / "pinned.mlir"
+    path.write_text(PINNED)
+    _twice_from_the_cache(tmp_path / "cache", path, "--devices", "cpu:0,cpu:1")
+    first = _from_the_cache(tmp_path / "cache", path, "--devices", "cpu:0,cpu:1")
+    assert _from_the_cache(tmp_path / "cache", path, "--devices", " cpu:0 , cpu:1") == first
+
+
+def test_another_order_takes_the_entry_where_the_order_cannot_matter(tmp_path: Path) -> None:
+    """A partitioned module's parts fix where everything runs, so `--devices` in any
+    order is one request; for a program still to be placed, the order decides where
+    the arguments live (the first CPU listed) and is another request."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "partitioned.mlir"
+    pipeline = "df-place-devices{devices=cpu:0,cpu:1},df-partition"
+    assert (
+        _dflow(tmp_path, "opt", ROOT / "examples" / "towers.mlir", "-p", pipeline, "-o", path)[0]
+        == 0
+    )
+    _twice_from_the_cache(cache, path, "--devices", "cpu:0,cpu:1")
+    first = _from_the_cache(cache, path, "--devices", "cpu:0,cpu:1")
+    assert _from_the_cache(cache, path, "--devices", "cpu:1,cpu:0") == first
+    placed = tmp_path / "pinned.mlir"
+    placed.write_text(PINNED)
+    _twice_from_the_cache(cache, placed, "--devices", "cpu:0,cpu:1")
+    reordered = _dflow(cache, "run", placed, "--devices", "cpu:1,cpu:0", "--print")
+    assert reordered[0] == 0 and _compiler_modules(reordered[3])  # compiled: another request
+
+
 def test_an_onnx_model_runs_from_the_cache(tmp_path: Path) -> None:
     """A model that keeps its data inside runs from the cache, keyed by its bytes and
     `--shape`; another shape is another entry."""

@@ -6,7 +6,7 @@ host). Without `@`, a run across ranks puts device `i` of its list on rank `i mo
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -48,19 +48,50 @@ DEFAULT_DEVICE = "cpu:0"
 without pins or `--devices`."""
 
 
-def checked_devices(requested: str, option: str = "--devices") -> str:
-    """A list of devices as given (`cpu:0, cpu:1`), checked and written without
-    spaces (`cpu:0,cpu:1`); ValueError naming `option` for an empty list, an empty
-    entry or a bad name."""
-    devices = [part.strip() for part in requested.split(",")]
-    if not any(devices):
-        raise ValueError(f"{option} is empty: name at least one device, e.g. {option} cpu:0")
-    if not all(devices):
-        raise ValueError(f"{option} {requested!r} has an empty entry between commas")
-    for device in devices:
-        if not DEVICE_PATTERN.fullmatch(device):
-            raise ValueError(f"{option}: bad device {device!r}: each must be {DEVICE_FORM}")
-    return ",".join(devices)
+@dataclass(frozen=True)
+class DeviceList:
+    """The devices a program is asked to run on, parsed once where the user gives them
+    (`--devices`, `dflow.compile(devices=...)`, the pass option `devices=`) and carried
+    as this value to placement; written back as text (`str`) only where a pass option
+    needs it. The order is kept: device `i` runs on MPI rank `i mod N`, and placement
+    breaks its ties in this order."""
+
+    names: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, given: str, option: str = "--devices") -> DeviceList:
+        """`cpu:0, gpu:0` as `("cpu:0", "gpu:0")`; a ValueError naming `option` (as the
+        user spelled it) for an empty list, an empty entry, a bad or a repeated name."""
+        names = tuple(part.strip() for part in given.split(","))
+        if not any(names):
+            example = f"{option} cpu:0" if option.startswith("-") else f"{option}=cpu:0"
+            raise ValueError(f"{option} is empty: name at least one device, e.g. {example}")
+        if not all(names):
+            raise ValueError(f"{option} {given!r} has an empty entry between commas")
+        for name in names:
+            if not DEVICE_PATTERN.fullmatch(name):
+                raise ValueError(f"{option}: bad device {name!r}: each must be {DEVICE_FORM}")
+            if names.count(name) > 1:
+                raise ValueError(f"{option}: device {name} is listed twice in {given!r}")
+        return cls(names)
+
+    def __str__(self) -> str:
+        """The list as a pass option writes it: `cpu:0,gpu:0`."""
+        return ",".join(self.names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def gpus(self) -> tuple[str, ...]:
+        """The GPUs listed, in order."""
+        return tuple(name for name in self.names if kind_of(name) == "gpu")
+
+    def same_set(self, other: Iterable[str]) -> bool:
+        """Whether `other` names the same devices, in any order."""
+        return sorted(self.names) == sorted(other)
 
 
 def _none() -> dict[str, frozenset[type[Operation]]]:

@@ -29,7 +29,9 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-collapse-loops": ("dflow.lowering.collapse_loops", "CollapseLoopsPass"),
     "df-lower-host": ("dflow.lowering.lower_host", "LowerHostPass"),
 }
-"""Each pass name with the module and class that define it."""
+"""Each pass name with the module and class that define it: the names written out
+again, as listing passes must not import them (tests/test_universe.py checks each is
+its class's `name`; tests/test_registry.py that every pass class of dflow is here)."""
 
 
 def _load_pass(module: str, class_name: str) -> Callable[[], type[ModulePass]]:

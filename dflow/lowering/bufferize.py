@@ -28,14 +28,14 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import view_source
-from dflow.analysis.statistics import PassStatistics
+from dflow.analysis.memory.function_schedule import view_source
 from dflow.dialects.df.annotations import KERNEL
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 from dflow.lowering.kernels.builder import Group, Library, build_kernel, is_kernel_op
 from dflow.lowering.kernels.names import KernelNames
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import PassStatistics
 
 _fail = pass_failure("df-bufferize")
 

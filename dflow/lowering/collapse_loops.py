@@ -51,9 +51,9 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.devices import DEFAULT_DEVICE, kind_of
 from dflow.dialects.df.symbols import device_scopes, kernel_functions
+from dflow.passes.statistics import PassStatistics
 
 Access = memref.LoadOp | memref.StoreOp
 

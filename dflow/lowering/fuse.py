@@ -60,8 +60,6 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import annotations
 from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.communication import RecvOp, SendOp
@@ -70,6 +68,8 @@ from dflow.dialects.df.folding import is_splat
 from dflow.dialects.df.fusion import FusedOp, YieldOp
 from dflow.dialects.df.traits import Elementwise, EpilogueHead, Reduction
 from dflow.lowering.kernels.names import KernelNames
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import PassStatistics
 
 DEFAULT_MAX_OPS = 64
 

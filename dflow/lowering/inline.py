@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from dflow.analysis.failures import pass_failure
+from dflow.passes.failures import pass_failure
 
 _fail = pass_failure("df-inline")
 

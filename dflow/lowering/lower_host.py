@@ -42,15 +42,17 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import view_source
+from dflow.analysis.memory.function_schedule import view_source
 from dflow.dialects import dfrt
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
+from dflow.lowering.bufferize import BufferizePass
 from dflow.lowering.kernels.builder import buffer_type
+from dflow.lowering.plan_buffers import PlanBuffersPass
+from dflow.passes.failures import pass_failure
 
 _fail = pass_failure("df-lower-host")
 
@@ -88,7 +90,7 @@ class HostBuilder:
         name = self.function.sym_name.data
         arena_bytes = self.function.attributes.get(ARENA_BYTES)
         if not isinstance(arena_bytes, IntegerAttr):
-            raise _fail(f"@{name} has no {ARENA_BYTES}: run df-plan-buffers first")
+            raise _fail(f"@{name} has no {ARENA_BYTES}: run {PlanBuffersPass.name} first")
         self.arena = self.emit(dfrt.ArenaOp(arena_bytes.value.data))
         for graph_arg, host_arg in zip(self.function.args, self.block.args, strict=True):
             host_arg.name_hint = graph_arg.name_hint
@@ -141,7 +143,7 @@ class HostBuilder:
     def views(self, op: Operation) -> list[SSAValue]:
         offsets = op.attributes.get(OFFSET)
         if not isinstance(offsets, DenseArrayBase) or self.arena is None:
-            raise _fail(f"{op.name} has no {OFFSET}: run df-plan-buffers first")
+            raise _fail(f"{op.name} has no {OFFSET}: run {PlanBuffersPass.name} first")
         views: list[SSAValue] = []
         for result, offset in zip(op.results, offsets.get_values(), strict=True):
             type = buffer_type(result.type)
@@ -158,7 +160,7 @@ class HostBuilder:
     def launch(self, op: Operation) -> None:
         kernel = op.attributes.get(KERNEL)
         if not isinstance(kernel, SymbolRefAttr):
-            raise _fail(f"{op.name} has no kernel: run df-bufferize first")
+            raise _fail(f"{op.name} has no kernel: run {BufferizePass.name} first")
         operands = [self.values[v] for v in op.operands]
         views = self.views(op)
         self.block.add_op(dfrt.LaunchOp(kernel.root_reference.data, [*operands, *views]))

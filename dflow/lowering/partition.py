@@ -33,12 +33,12 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from dflow.analysis.failures import pass_failure
 from dflow.dialects.devices import DEFAULT_DEVICE, device_key
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.types import i64_array, static_tensor
+from dflow.passes.failures import pass_failure
 
 _fail = pass_failure("df-partition")
 

@@ -1,6 +1,6 @@
 """`df-plan-buffers`: place every op result at an offset of one arena per device.
 
-The plan is `analysis.function_schedule`'s (liveness, in-place writes, reshape
+The plan is `analysis.memory.function_schedule`'s (liveness, in-place writes, reshape
 views, the best packing; see there); this pass writes it into the IR:
 
 - each op with a result in the arena gets `df.offset = array<i64: N>` (bytes from
@@ -30,13 +30,15 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 
-from dflow.analysis.function_schedule import FunctionSchedule, plan_function
-from dflow.analysis.memory_plan import MemoryPlan
-from dflow.analysis.statistics import PassStatistics
+from dflow.analysis.memory.function_schedule import FunctionSchedule, plan_function
+from dflow.analysis.memory.liveness import PlanError
+from dflow.analysis.memory.memory_plan import MemoryPlan
 from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 from dflow.dialects.df.types import i64_array
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import PassStatistics
 
 
 def annotate(schedule: FunctionSchedule, memory: MemoryPlan) -> None:
@@ -106,7 +108,7 @@ class PlanBuffersPass(ModulePass):
         for device, scope in device_scopes(op):
             arena = 0
             for function in graph_functions(scope):
-                schedule, memory = plan_function(function, hold_sends=self.hold_sends)
+                schedule, memory = self.plan(function)
                 annotate(schedule, memory)
                 read_in_place(schedule, memory, scope)
                 arena = max(arena, memory.arena_bytes)
@@ -115,3 +117,11 @@ class PlanBuffersPass(ModulePass):
             if device is not None:
                 scope.attributes[ARENA_BYTES] = IntegerAttr(arena, i64)
         statistics.finish(op)
+
+    def plan(self, function: FuncOp) -> tuple[FunctionSchedule, MemoryPlan]:
+        """`function`'s schedule and plan; what the planner cannot plan fails as this
+        pass (`df-plan-buffers: cpu:1: @main holds func.call: ...`)."""
+        try:
+            return plan_function(function, hold_sends=self.hold_sends)
+        except PlanError as error:
+            raise pass_failure(self.name)(str(error)) from None

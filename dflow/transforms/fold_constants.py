@@ -20,8 +20,6 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.statistics import ModuleSize, PassStatistics
 from dflow.dialects.df.arrays import from_array, to_array
 from dflow.dialects.df.base import DfOp
 from dflow.dialects.df.constant import ConstantOp
@@ -32,6 +30,8 @@ from dflow.dialects.df.folding import (
     stored_bytes,
 )
 from dflow.dialects.df.types import static_tensor
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import ModuleSize, PassStatistics
 from dflow.transforms.canonicalization_patterns.utils import replace_keeping_annotations
 from dflow.transforms.rewriting import apply_patterns
 

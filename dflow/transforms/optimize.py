@@ -20,9 +20,9 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.statistics import ModuleSize, PassStatistics
 from dflow.dialects.df.folding import DEFAULT_MAX_BYTES, FoldPolicy
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import ModuleSize, PassStatistics
 from dflow.transforms.fold_constants import ConstantBudget, FoldConstantOperands
 from dflow.transforms.rewriting import apply_patterns
 from dflow.transforms.simplify_arith import arith_patterns

@@ -21,9 +21,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df.symbols import require_function
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import PassStatistics
 from dflow.transforms.canonicalization_patterns.df import EraseIdentity
 from dflow.transforms.rewriting import apply_patterns
 

@@ -11,7 +11,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from dflow.analysis.statistics import PassStatistics
+from dflow.passes.statistics import PassStatistics
 
 
 def apply_patterns(

@@ -5,11 +5,11 @@
 
 The buffer planner (`df-plan-buffers`) places buffers for the order the ops are
 written in; its lower bound, the most bytes live at once, depends on that order.
-This pass chooses the order (`analysis/order_choice.py`): `strategy=best` (the
+This pass chooses the order (`analysis/memory/order_choice.py`): `strategy=best` (the
 default, and the lowering pipeline's) keeps the order of least lower bound among
-every heuristic (`analysis/scheduling.py`: post-order, DFS, BFS, greedy by net
+every heuristic (`analysis/memory/scheduling.py`: post-order, DFS, BFS, greedy by net
 bytes, Inductor's LPMF, seeded random), the written order on ties; `exact` also
-searches for the optimum of small functions (`analysis/exact_schedule.py`); a
+searches for the optimum of small functions (`analysis/memory/exact_schedule.py`); a
 scheduler's name (`written`, `post-order`, `dfs`, `bfs`, `greedy`, `lpmf`,
 `random`) applies that scheduler's order.
 
@@ -33,13 +33,16 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import FunctionSchedule, check_plannable, function_label
-from dflow.analysis.liveness import PlanError
-from dflow.analysis.order_choice import OrderChoice, choose_order
+from dflow.analysis.memory.function_schedule import (
+    FunctionSchedule,
+    check_plannable,
+    function_label,
+)
+from dflow.analysis.memory.liveness import PlanError
+from dflow.analysis.memory.order_choice import OrderChoice, choose_order
 from dflow.dialects.df.symbols import device_scopes, graph_functions
+from dflow.passes.failures import pass_failure
 
 _fail = pass_failure("df-schedule")
 
@@ -51,12 +54,13 @@ Strategy = Literal[
 def schedule_function(
     function: FuncOp, strategy: str = "best", hold_sends: bool = False
 ) -> OrderChoice:
-    """Reorder `function`'s ops by `strategy`; what was chosen."""
+    """Reorder `function`'s ops by `strategy`; what was chosen. What the planner
+    cannot plan fails as this pass."""
     try:
         check_plannable(function)
         schedule = FunctionSchedule.of(function, hold_sends)
-    except PassFailedException as error:  # the planner's own: what it cannot plan
-        raise _fail(str(error).removeprefix("df-plan-buffers: ")) from None
+    except PlanError as error:  # the planner's: labelled with the function already
+        raise _fail(str(error)) from None
     steps = schedule.schedule()
     try:
         choice = choose_order(steps, schedule.dependences(steps), strategy)

@@ -31,7 +31,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import nn
 from dflow.dialects.df.arrays import from_array, numpy_dtype
@@ -39,6 +38,7 @@ from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import constant_operand, is_splat
 from dflow.dialects.df.reference import Array
 from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
+from dflow.passes.statistics import PassStatistics
 from dflow.transforms.canonicalization_patterns.df import all_canonicalization_patterns
 from dflow.transforms.canonicalization_patterns.utils import (
     forward,

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
+from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.symbols import device_modules
 from dflow.driver.compilation.cache import (
     SCRATCH_PREFIX,
@@ -49,10 +50,18 @@ from dflow.driver.loading import feeds
 from dflow.driver.loading.partitioned import entry_names, is_partitioned, whole_entry
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.source import make_context
+from dflow.lowering.bufferize import BufferizePass
+from dflow.lowering.collapse_loops import CollapseLoopsPass
+from dflow.lowering.fuse import FusePass
+from dflow.lowering.inline import InlinePass
+from dflow.lowering.lower_host import LowerHostPass
+from dflow.lowering.plan_buffers import PlanBuffersPass
 from dflow.runtime import Program, load_program
 from dflow.runtime.parallel_compile import compile_in_parallel
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
+from dflow.transforms.prune import PrunePass
+from dflow.transforms.schedule import SchedulePass
 
 VERIFY_VARIABLE = "DFLOW_VERIFY"
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
@@ -65,9 +74,17 @@ def lowering_pipeline(schedule: str = "best", mpi: bool = False) -> str:
     the arena (`runtime/mpi.py`), and orders are judged so."""
     hold = ["hold-sends=true"] if mpi else []
     order = [f"strategy={schedule}"] if schedule != "best" else []
-    return (
-        f"df-inline,df-prune,df-fuse,df-bufferize,df-schedule{_options(order + hold)},"
-        f"df-plan-buffers{_options(hold)},df-collapse-loops,df-lower-host"
+    return ",".join(
+        (
+            InlinePass.name,
+            PrunePass.name,
+            FusePass.name,
+            BufferizePass.name,
+            SchedulePass.name + _options(order + hold),
+            PlanBuffersPass.name + _options(hold),
+            CollapseLoopsPass.name,
+            LowerHostPass.name,
+        )
     )
 
 
@@ -81,18 +98,18 @@ LOWERING_PIPELINE = lowering_pipeline()
 
 def lower(
     module: ModuleOp,
-    devices: str | None = None,
+    devices: DeviceList | None = None,
     timings: Timings | None = None,
     only: Collection[str] | None = None,
     schedule: str = "best",
 ) -> ModuleOp:
-    """`module` lowered to host functions and kernels, in place, on `devices` (by
-    default those its pins name, else cpu:0; see `devices_for`), its ops ordered by
+    """`module` lowered to host functions and kernels, in place, on `devices` as
+    `devices_for` resolved them (None: one device, unless the module is partitioned
+    already; `compile_module` resolves a program's pins), its ops ordered by
     the `df-schedule` strategy `schedule`; each step timed into `timings` when given;
     verified where `DFLOW_VERIFY=1`. With `only` (a rank's devices under MPI), the
     other devices' parts are dropped once partitioned and the rest lowered for MPI
     (`lowering_pipeline`)."""
-    devices = devices_for(module, devices)
     if devices is not None or is_partitioned(module):
         with maybe(
             timings, "placement and partition (df-inline, df-prune, df-place-devices, df-partition)"
@@ -140,15 +157,28 @@ def keep_parts(module: ModuleOp, only: Collection[str]) -> None:
 
 def compile_module(
     module: ModuleOp,
-    devices: str | None = None,
+    devices: DeviceList | None = None,
+    parallel: bool = False,
+    timings: Timings | None = None,
+    schedule: str = "best",
+) -> dict[str, str | bytes]:
+    """The files of each device's module (the ops ordered by `schedule`: `lower`), by
+    name: its Python source (`cpu_0.py`) and the binary file of its large constants
+    (`cpu_0.bin`) where it has some. `devices`: as `devices_for` takes them (None:
+    the program's pins decide)."""
+    return emitted(module, devices_for(module, devices), parallel, timings, schedule=schedule)
+
+
+def emitted(
+    module: ModuleOp,
+    devices: DeviceList | None,
     parallel: bool = False,
     timings: Timings | None = None,
     only: Collection[str] | None = None,
     schedule: str = "best",
 ) -> dict[str, str | bytes]:
-    """The files of each device's module (of `only` those devices, for MPI; the ops
-    ordered by `schedule`: `lower`), by name: its Python source (`cpu_0.py`) and the
-    binary file of its large constants (`cpu_0.bin`) where it has some."""
+    """`compile_module` for devices resolved already (`devices_for`, once per
+    command), of `only` those devices under MPI."""
     with cyclic_gc_paused():
         lowered = lower(module, devices, timings, only, schedule)
         with maybe(timings, "emit Python (-t numba)"):
@@ -208,7 +238,7 @@ def _write(path: Path, data: bytes, mode: int) -> None:
 def compiled_program(
     text: str,
     module: ModuleOp,
-    devices: str | None = None,
+    devices: DeviceList | None = None,
     parallel: bool = False,
     *,
     passes: str = "",
@@ -228,13 +258,14 @@ def compiled_program(
     The CPU kernels the kernel store lacks are compiled now, in a process per usable
     core (`runtime/parallel_compile.py`; on one core they compile at first call).
     `only`: the devices of this rank, under MPI (`lower`); none, an empty program.
-    `request`: the key of a `dflow run` (`run_options.request_text`: the text and the
-    devices as asked for, which decide `devices`), so that the run's cache entry is
-    found from its options alone."""
+    `devices`: as `devices_for` resolved them. `request`: the key of a `dflow run`
+    (`run_options.request_key`: the text and the devices as asked for, which decide
+    `devices`), so that the run's cache entry is found from its options alone."""
     if only is not None and not only:
         return Program([])
     part = "" if only is None else "mpi:" + ",".join(sorted(only))
-    keyed = (text, devices) if request is None else (request, None)
+    asked = None if devices is None else str(devices)
+    keyed = (text, asked) if request is None else (request, None)
     directory = private_cache_entry(program_key(*keyed, parallel, passes, part))
     if directory.exists():
         mark_used(directory)
@@ -242,7 +273,7 @@ def compiled_program(
         scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=directory.parent))
         try:
             signatures = json.dumps(_entry_signatures(module))
-            sources = compile_module(module, devices, parallel, only=only)
+            sources = emitted(module, devices, parallel, only=only)
             write_modules(sources, scratch, private=True)
             _write(scratch / SIGNATURES, signatures.encode(), 0o600)
             (scratch / "__pycache__").mkdir(mode=0o700)  # else made with the umask's mode

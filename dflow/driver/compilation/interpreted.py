@@ -17,6 +17,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import InterpretationError
 
+from dflow.dialects.devices import DeviceList
 from dflow.dialects.df import annotations
 from dflow.dialects.df.symbols import device_modules
 from dflow.driver.compilation.devices import split_for_devices
@@ -106,7 +107,7 @@ def interpret(
     module: ModuleOp,
     entry: str,
     inputs: Sequence[Array],
-    devices: str | None = None,
+    devices: DeviceList | None = None,
     timeout: float = DEFAULT_RECV_TIMEOUT_S,
 ) -> list[Array]:
     """`entry` of `module` run by the reference interpreter on `inputs` (one thread

@@ -23,12 +23,12 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
-from dflow.dialects.devices import DEFAULT_DEVICE, rank_of
+from dflow.dialects.devices import DeviceList, rank_of
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.symbols import device_modules
 from dflow.driver.compilation.compiler import compiled_program
-from dflow.driver.compilation.devices import check_gpus, devices_for, split_for_devices
+from dflow.driver.compilation.devices import DEFAULT, check_gpus, devices_for, split_for_devices
 from dflow.driver.compilation.interpreted import PartitionedRun
 from dflow.driver.errors import DflowError, QuietFailureError, first_line
 from dflow.driver.loading import feeds
@@ -96,7 +96,7 @@ def rename_pins(module: ModuleOp, names: dict[str, str]) -> None:
 
 
 def partition_for_ranks(
-    module: ModuleOp, devices: str | None, size: int
+    module: ModuleOp, devices: DeviceList | None, size: int
 ) -> tuple[ModuleOp, dict[str, int]]:
     """`module` placed and partitioned for `devices` (checked as given; by default those
     the program's pins name, as in one process) on `size` ranks, and the rank of each
@@ -104,9 +104,9 @@ def partition_for_ranks(
     listed = devices_for(module, devices)
     if is_partitioned(module):
         return module, assign_ranks([d for d, _ in device_modules(module)], size)
-    names = explicit_names((listed or DEFAULT_DEVICE).split(","), size)
+    names = explicit_names((listed or DEFAULT).names, size)
     rename_pins(module, names)
-    explicit = ",".join(names.values())
+    explicit = DeviceList(tuple(names.values()))
     return split_for_devices(module, explicit), assign_ranks(list(names.values()), size)
 
 
@@ -170,7 +170,7 @@ class RankOptions:
 
 
 def rank_program(
-    world: World, module: ModuleOp, devices: str | None, options: RankOptions
+    world: World, module: ModuleOp, devices: DeviceList | None, options: RankOptions
 ) -> MpiProgram:
     """This rank's part of `module` (partitioned here), compiled or interpreted."""
     split, ranks = partition_for_ranks(module, devices, world.size)
@@ -179,8 +179,8 @@ def rank_program(
         parts = [(d, part) for d, part in device_modules(split) if d in own]
         return MpiProgram(world, InterpretedParts(parts), ranks, _transfers(parts))
     if own:
-        check_gpus(split, ",".join(own))  # this rank's GPUs: another host may have them
-    listed = ",".join(d for d, _ in device_modules(split))
+        check_gpus(split, DeviceList(tuple(own)))  # this rank's: another host may have more
+    listed = DeviceList(tuple(d for d, _ in device_modules(split)))
     program = compiled_program(
         options.text, split, listed, options.parallel, passes=options.passes, only=own
     )

@@ -16,7 +16,6 @@ its own arenas, `runtime/program.py`). Bad feeds raise `FeedError` with the mess
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,20 +27,21 @@ from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
+from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import device_modules, graph_functions
 from dflow.driver.compilation.compiler import compiled_program
-from dflow.driver.compilation.devices import check_gpus, devices_for
+from dflow.driver.compilation.devices import DEFAULT, check_gpus, devices_for
 from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError
 from dflow.driver.loading import feeds
 from dflow.driver.loading.arrays import Parameter
-from dflow.driver.loading.checked import check_runnable_module, load_module, load_text
-from dflow.driver.loading.onnx_input import Shapes, import_onnx, is_model, model_name
+from dflow.driver.loading.checked import ProgramLike, check_runnable_module, load
+from dflow.driver.loading.onnx_input import Shapes
 from dflow.driver.loading.partitioned import entry_signature, is_partitioned
+from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.run_options import checked_device_option, request_key
 from dflow.driver.tools.memory_report import memory_figures
-from dflow.frontend.builder import Graph
 from dflow.runtime import Program as LoadedProgram
 from dflow.runtime import ProgramError
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
@@ -51,9 +51,6 @@ if TYPE_CHECKING:
     from dflow.runtime.mpi import MpiProgram
 
 Array = NDArray[Any]
-ProgramLike = Graph | ModuleOp | str | os.PathLike[str] | Any
-"""What `compile` takes: a builder graph, a module, MLIR text, a path (`.mlir` or
-`.onnx`), or an `onnx.ModelProto`."""
 
 
 class FeedError(ValueError):
@@ -96,30 +93,6 @@ def _specs(types: Sequence[Any], names: Sequence[str]) -> tuple[TensorSpec, ...]
     )
 
 
-def _source(program: ProgramLike, shapes: Shapes | None) -> tuple[str, str, ModuleOp | None]:
-    """The text of `program` (for the cache key; for an ONNX model a digest of it),
-    the name its messages use, and the module when it is one already."""
-    if is_model(program):
-        key, module = import_onnx(program, shapes)
-        return key, model_name(program), module
-    if shapes:
-        raise DflowError("shapes= gives the input shapes of an ONNX model only")
-    if isinstance(program, Graph):
-        module = program.module()
-        return str(module), f"<graph {program.name}>", module
-    if isinstance(program, ModuleOp):
-        return str(program), "<module>", program.clone()
-    if isinstance(program, str) and ("\n" in program or "{" in program):
-        return program, "<text>", None
-    path = Path(program)
-    try:
-        return path.read_text(), str(path), None
-    except OSError as error:
-        raise DflowError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise DflowError(f"cannot read {path}: it is not UTF-8 text") from None
-
-
 def compile(
     program: ProgramLike,
     *,
@@ -145,17 +118,17 @@ def compile(
     compile.
     """
     passes = passes or ""
-    text, name, module = _source(program, shapes)
-    module = load_text(text, name, passes) if module is None else load_module(module, passes)
+    loaded = load(program, parsed_pipeline(passes), shapes=shapes)
+    text, module = loaded.key, loaded.module
     check_runnable_module(module)
-    asked = None if devices is None else checked_device_option(devices)
-    request = request_key(text, asked, passes)
-    placed = devices_for(module, devices)
+    asked = None if devices is None else checked_device_option(devices, "devices")
+    request = request_key(text, asked, passes, ordered=not is_partitioned(module))
+    placed = devices_for(module, asked)
     return Program(module, text, placed, parallel, passes, entry, mpi, request=request)
 
 
 def _on_ranks(
-    module: ModuleOp, text: str, devices: str | None, parallel: bool, passes: str
+    module: ModuleOp, text: str, devices: DeviceList | None, parallel: bool, passes: str
 ) -> MpiProgram:
     """This MPI rank's part of the program, every rank ready (`driver/compilation/ranks.py`)."""
     from dflow.driver.compilation import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
@@ -182,7 +155,7 @@ class Program:
         self,
         module: ModuleOp,
         text: str,
-        devices: str | None,
+        devices: DeviceList | None,
         parallel: bool,
         passes: str,
         entry: str = "main",
@@ -280,7 +253,7 @@ class Program:
         return memory_figures(self.module.clone(), self.entry, self.devices)
 
     def __repr__(self) -> str:
-        devices = self.devices or "cpu:0"
+        devices = self.devices or DEFAULT
         return f"<dflow.Program {self.signature()} on {devices}>"
 
 

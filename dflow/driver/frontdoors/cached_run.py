@@ -65,13 +65,10 @@ def run_cached(options: RunOptions) -> list[Array] | None:
     entry can answer it."""
     if options.interpret or options.mpi:
         return None
-    key = program_key(
-        request_text(options, options.program_text()), None, options.parallel, options.passes
-    )
-    directory = private_cache_entry(key)
-    signature = _stored_signature(directory, options.entry)
-    if signature is None:
+    found = _entry(options)
+    if found is None:
         return None
+    directory, signature = found
     mark_used(directory)
     inputs = feeds_for(options.inputs, options.seed, signature)
     require_gpus(_devices(directory))
@@ -80,6 +77,22 @@ def run_cached(options: RunOptions) -> list[Array] | None:
         return run_program(program, options, inputs)
     except ProgramError as error:
         raise DflowError(str(error), options.name) from None
+
+
+def _entry(options: RunOptions) -> tuple[Path, EntrySignature] | None:
+    """The cache entry of the run, and its entry's signature: keyed by the devices in
+    their order, or, for a program partitioned already (whose parts fix where
+    everything runs), by the devices in any order."""
+    text = options.program_text()
+    orders = [True, False] if options.devices is not None and len(options.devices) > 1 else [True]
+    for ordered in orders:
+        request = request_text(options, text, ordered=ordered)
+        key = program_key(request, None, options.parallel, options.passes)
+        directory = private_cache_entry(key)
+        signature = _stored_signature(directory, options.entry)
+        if signature is not None:
+            return directory, signature
+    return None
 
 
 def feeds_for(files: list[str] | None, seed: int, signature: EntrySignature) -> list[Array]:

@@ -15,11 +15,12 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
+from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation import cache
 from dflow.driver.compilation.compiler import (
     compile_kernels,
-    compile_module,
     compiled_program,
+    emitted,
     write_modules,
 )
 from dflow.driver.compilation.devices import check_gpus, devices_for, place, split_for_devices
@@ -28,12 +29,17 @@ from dflow.driver.compilation.timing import Timings, maybe
 from dflow.driver.errors import DflowError, QuietFailureError
 from dflow.driver.frontdoors.cached_run import feeds_for
 from dflow.driver.loading import feeds
-from dflow.driver.loading.checked import check_runnable_module, load_module, load_text
+from dflow.driver.loading.checked import check_runnable_module, load
 from dflow.driver.loading.onnx_input import import_onnx, is_model
-from dflow.driver.loading.partitioned import whole_entry
+from dflow.driver.loading.partitioned import is_partitioned, whole_entry
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.program_text import Source, display_name, read_source
-from dflow.driver.loading.run_options import RunOptions, checked_shapes, request_text
+from dflow.driver.loading.run_options import (
+    RunOptions,
+    checked_device_option,
+    checked_shapes,
+    request_text,
+)
 from dflow.driver.tools import memory_plot, memory_report
 from dflow.driver.tools.profiling import MPI_PROFILE_RUNS, run_program, show
 from dflow.driver.tools.viz import to_dot, write_picture
@@ -61,16 +67,13 @@ def _load(args: argparse.Namespace) -> tuple[str, ModuleOp]:
 def load_program(
     file: str, source: Source | None, passes: str, shapes: dict[str, list[int]]
 ) -> tuple[str, ModuleOp]:
-    """The program of `file` (its text `source` when read already), read once,
-    verified, through the passes of `-p` (checked before the program is read), and
-    its cache key: its text, or for an ONNX model (imported in memory) a digest of
-    the model and the shapes given."""
-    parsed_pipeline(passes)
-    if is_model(file):
-        key, module = import_onnx(file, shapes)
-        return key, load_module(module, passes)
-    source = source or read_source(file)
-    return source.text, load_text(source.text, source.name, passes)
+    """The program of `file` (its text `source` when read already) through the one
+    front door (`loading.checked.load`), the passes of `-p` parsed once, before the
+    program is read; its cache key (its text, or for an ONNX model a digest of the
+    model and the shapes given) and its module."""
+    pipeline = parsed_pipeline(passes)
+    loaded = load(file, pipeline, shapes=shapes, source=source)
+    return loaded.key, loaded.module
 
 
 def _load_runnable(args: argparse.Namespace) -> tuple[str, ModuleOp]:
@@ -94,6 +97,11 @@ def import_model(args: argparse.Namespace) -> None:
         raise DflowError(f"cannot write {args.output}: {error.strerror}") from None
 
 
+def requested_devices(args: argparse.Namespace) -> DeviceList | None:
+    """`--devices` parsed once, at the edge (None where not given)."""
+    return None if args.devices is None else checked_device_option(args.devices)
+
+
 def plan(args: argparse.Namespace) -> None:
     """`dflow plan`: each device's memory figures, as a table or JSON, and with
     `--plot` the picture of its arena, from one plan per device; a plot that cannot
@@ -101,7 +109,8 @@ def plan(args: argparse.Namespace) -> None:
     if args.plot:
         memory_plot.check_plot(Path(args.plot))
     _, module = _load_runnable(args)
-    plans = memory_report.device_plans(module, args.entry, devices_for(module, args.devices))
+    devices = devices_for(module, requested_devices(args))
+    plans = memory_report.device_plans(module, args.entry, devices)
     if args.plot:
         memory_plot.draw(plans, Path(args.plot))
     if args.json:
@@ -115,7 +124,7 @@ def plan(args: argparse.Namespace) -> None:
 
 def viz(args: argparse.Namespace) -> None:
     _, module = _load(args)
-    devices = devices_for(module, args.devices)
+    devices = devices_for(module, requested_devices(args))
     if args.partition:
         module = split_for_devices(module, devices)
     elif devices is not None:
@@ -127,8 +136,8 @@ def compile_program(args: argparse.Namespace) -> None:
     timings = Timings() if args.time else None
     with maybe(timings, "read, parse and verify"):
         _, module = _load_runnable(args)
-    devices = devices_for(module, args.devices)
-    sources = compile_module(module, devices, args.parallel, timings)
+    devices = devices_for(module, requested_devices(args))
+    sources = emitted(module, devices, args.parallel, timings)
     with maybe(timings, "write the modules"):
         write_modules(sources, Path(args.output))
     for name in sources:
@@ -151,7 +160,7 @@ def _run_compiled(options: RunOptions, key: str, module: ModuleOp, inputs: list[
         devices,
         options.parallel,
         passes=options.passes,
-        request=request_text(options, key),
+        request=request_text(options, key, ordered=not is_partitioned(module)),
     )
     try:
         return run_program(program, options, inputs)
@@ -161,7 +170,7 @@ def _run_compiled(options: RunOptions, key: str, module: ModuleOp, inputs: list[
 
 def _run_interpreted(options: RunOptions, module: ModuleOp, inputs: list[Any]) -> list[Any]:
     devices = devices_for(module, options.devices)
-    gpus = [d for d in (devices or "").split(",") if d.startswith("gpu:")]
+    gpus = devices.gpus() if devices is not None else ()
     if gpus:
         print(
             f"dflow: note: --interpret runs {', '.join(gpus)} in the interpreter, on the host",
@@ -266,7 +275,7 @@ def bisect_program(args: argparse.Namespace) -> None:
     check_runnable_module(module)
     function = whole_entry(module, args.entry)
     inputs = _inputs(args, function)
-    devices = devices_for(module, args.devices)
+    devices = devices_for(module, requested_devices(args))
 
     def compiled(lowered: ModuleOp) -> list[Any]:
         program = compiled_program(str(lowered), lowered, devices)
@@ -287,10 +296,7 @@ def bisect_program(args: argparse.Namespace) -> None:
 
 def _read_program(args: argparse.Namespace) -> ModuleOp:
     """The program of `args.file` as written (an ONNX model imported), no pass run."""
-    if is_model(args.file):
-        return import_onnx(args.file, checked_shapes(args.shape, model=True))[1]
-    source = read_source(args.file)
-    return load_text(source.text, source.name)
+    return load(args.file, shapes=checked_shapes(args.shape, is_model(args.file))).module
 
 
 def reduce_program(args: argparse.Namespace) -> None:

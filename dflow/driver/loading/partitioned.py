@@ -18,6 +18,7 @@ from dflow.dialects.df.symbols import device_modules, require_function
 from dflow.driver.errors import DflowError
 from dflow.driver.loading.feeds import find_entry
 from dflow.driver.loading.source import location_of
+from dflow.lowering.partition import PartitionPass
 
 
 def is_partitioned(module: ModuleOp) -> bool:
@@ -27,7 +28,9 @@ def is_partitioned(module: ModuleOp) -> bool:
 def part_indices(function: FuncOp, name: str) -> tuple[int, ...]:
     attribute = function.attributes.get(name)
     if not isinstance(attribute, DenseArrayBase):
-        raise DflowError(f"@{function.sym_name.data} has no {name}: not made by df-partition")
+        raise DflowError(
+            f"@{function.sym_name.data} has no {name}: not made by {PartitionPass.name}"
+        )
     return tuple(int(value) for value in attribute.get_values())
 
 
@@ -41,7 +44,9 @@ def entry_signature(module: ModuleOp, entry: str) -> FuncOp:
     parts = [part_entry(part, entry, device) for device, part in device_modules(module)]
     whole = parts[0].attributes.get(annotations.FUNCTION_TYPE)
     if not isinstance(whole, FunctionType):
-        raise DflowError(f"@{entry} has no {annotations.FUNCTION_TYPE}: not made by df-partition")
+        raise DflowError(
+            f"@{entry} has no {annotations.FUNCTION_TYPE}: not made by {PartitionPass.name}"
+        )
     block = Block(arg_types=whole.inputs.data)
     for part in parts:
         for local, index in zip(part.args, part_indices(part, annotations.ARGUMENTS), strict=True):
@@ -89,7 +94,9 @@ def _check_part(device: str, function: FuncOp) -> FunctionType:
     whole = function.attributes.get(annotations.FUNCTION_TYPE)
     where = f"@{function.sym_name.data} on {device}"
     if not isinstance(whole, FunctionType):
-        raise DflowError(f"{where} has no {annotations.FUNCTION_TYPE}: not made by df-partition")
+        raise DflowError(
+            f"{where} has no {annotations.FUNCTION_TYPE}: not made by {PartitionPass.name}"
+        )
     own = function.function_type
     for attribute, kind, local, full in (
         (annotations.ARGUMENTS, "argument", own.inputs.data, whole.inputs.data),

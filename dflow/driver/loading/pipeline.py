@@ -77,8 +77,14 @@ def parsed_pipeline(spec: str) -> PassPipeline:
 
 def apply_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
     """Run the comma-separated passes of `spec` on `module` in place; return it."""
+    return apply_parsed(module, parsed_pipeline(spec))
+
+
+def apply_parsed(module: ModuleOp, pipeline: PassPipeline) -> ModuleOp:
+    """Run the passes of `pipeline` (parsed once, `parsed_pipeline`) on `module` in
+    place, each through `apply_pass`; return it."""
     context = make_context()
-    for module_pass in parsed_pipeline(spec).passes:
+    for module_pass in pipeline.passes:
         apply_pass(module_pass, context, module)
     return module
 
@@ -142,11 +148,11 @@ def _distribution(entry: EntryPoint) -> str:
     return entry.dist.name if entry.dist is not None else entry.module.split(".")[0]
 
 
-def run_pipeline(module: ModuleOp, spec: str) -> ModuleOp:
-    """`apply_pipeline` for the command line: a pass that fails raises `DflowError`
-    with the first line of its message."""
+def run_parsed(module: ModuleOp, pipeline: PassPipeline) -> ModuleOp:
+    """`apply_parsed` for the command line: a pass that fails raises `DflowError` with
+    the first line of its message."""
     try:
-        return apply_pipeline(module, spec)
+        return apply_parsed(module, pipeline)
     except DiagnosticException as error:
         raise DflowError(first_line(error)) from None
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dflow.dialects.devices import checked_devices
+from dflow.dialects.devices import DeviceList
 from dflow.driver.errors import DflowError
 from dflow.driver.loading.onnx_input import is_model, onnx_key
 from dflow.driver.loading.program_text import Source, display_name, read_source
@@ -39,7 +39,7 @@ class RunOptions:
     source: Source | None
     entry: str = "main"
     passes: str = ""
-    devices: str | None = None
+    devices: DeviceList | None = None
     shapes: Shapes = field(default_factory=Shapes)
     inputs: list[str] | None = None
     output: str | None = None
@@ -102,11 +102,11 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     )
 
 
-def checked_device_option(requested: str) -> str:
-    """`--devices` as given, checked and written without spaces
-    (`dflow.dialects.devices.checked_devices`), its errors one-line `DflowError`s."""
+def checked_device_option(requested: str, option: str = "--devices") -> DeviceList:
+    """`--devices` (or another `option`) parsed once, at the edge
+    (`DeviceList.parse`), its errors one-line `DflowError`s."""
     try:
-        return checked_devices(requested)
+        return DeviceList.parse(requested, option)
     except ValueError as error:
         raise DflowError(str(error)) from None
 
@@ -138,19 +138,25 @@ def checked_shapes(given: Iterable[tuple[str, list[int]]], model: bool) -> Shape
     return shapes
 
 
-def request_text(options: RunOptions, program: str) -> str:
+def request_text(options: RunOptions, program: str, *, ordered: bool = True) -> str:
     """What a run's cache entry is keyed by (`request_key`): `program` is the program's
     key, its text or a model's digest, as the compile path has it and the fast path
     guesses it (`RunOptions.program_text`)."""
-    return request_key(program, options.devices, options.passes)
+    return request_key(program, options.devices, options.passes, ordered=ordered)
 
 
-def request_key(program: str, devices: str | None, passes: str) -> str:
+def request_key(
+    program: str, devices: DeviceList | None, passes: str, *, ordered: bool = True
+) -> str:
     """The key of a compile asked for by `dflow run` or `dflow.compile`: the program's
-    key, the devices as the request named them (checked, None: the program's pins
-    decide) and every installed pass plugin when `passes` are given (an uninstalled
-    pass must fail again). Both front doors key alike, so they share entries."""
-    asked = json.dumps({"devices": devices, "plugins": _plugins(passes)})
+    key, the devices as the request named them (None: the program's pins decide; in
+    their order, or sorted where the order cannot matter: `ordered=False`, for a
+    module partitioned already, whose parts fix where everything runs) and every
+    installed pass plugin when `passes` are given (an uninstalled pass must fail
+    again). Both front doors key alike, so they share entries."""
+    ordered = ordered or devices is None or len(devices) < 2  # no order to ignore
+    names = None if devices is None else list(devices.names if ordered else sorted(devices))
+    asked = json.dumps({"devices": names, "ordered": ordered, "plugins": _plugins(passes)})
     return f"{program}\0run {asked}"
 
 

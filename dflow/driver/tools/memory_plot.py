@@ -1,7 +1,7 @@
 """`dflow plan FILE --plot memory.png`: the arena as the planner laid it out.
 
 One panel per device, from the plan `df-plan-buffers` makes of the entry function
-on it, its ops in the order `df-schedule` chooses (`analysis/memory_plan.py`):
+on it, its ops in the order `df-schedule` chooses (`analysis/memory/memory_plan.py`):
 across, the schedule's steps (one per op); up, the byte offset in the arena. Each
 value in the arena is a rectangle named after it, at its offset and as tall as its
 bytes, from the step that writes it to the last that reads it
@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dflow.analysis.memory_plan import Placement
+from dflow.analysis.memory.memory_plan import Placement
 from dflow.driver.errors import DflowError
 from dflow.driver.tools.memory_report import DevicePlan
 

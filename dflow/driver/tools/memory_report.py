@@ -2,7 +2,7 @@
 the picture (`memory_plot`).
 
 The program is placed and partitioned on the devices asked for; on each device the
-entry is put in `df-schedule`'s order and planned (`analysis/function_schedule.py`),
+entry is put in `df-schedule`'s order and planned (`analysis/memory/function_schedule.py`),
 and the exact search looks for an order with a lower bound below the chosen one's.
 `DevicePlan` holds what both the table (`figures`, `plan_table`) and the plot
 (`placements`) read, so `dflow plan --plot` places, partitions, schedules and plans
@@ -18,15 +18,15 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
-from dflow.analysis.exact_schedule import exact_order
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import plan_function
-from dflow.analysis.liveness import Schedule
-from dflow.analysis.memory_plan import MemoryPlan, Placement
-from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.analysis.memory.exact_schedule import exact_order
+from dflow.analysis.memory.function_schedule import plan_function
+from dflow.analysis.memory.liveness import PlanError, Schedule
+from dflow.analysis.memory.memory_plan import MemoryPlan, Placement
+from dflow.dialects.devices import DEFAULT_DEVICE, DeviceList
 from dflow.dialects.df.symbols import device_scopes, require_function
 from dflow.driver.compilation.devices import split_for_devices
 from dflow.driver.errors import DflowError, first_line
+from dflow.passes.failures import pass_failure
 from dflow.transforms.schedule import schedule_function
 
 PLAN_FIGURES = (
@@ -39,7 +39,8 @@ PLAN_FIGURES = (
 """What `dflow plan` reports of each device's memory plan."""
 
 FAILURE = pass_failure("dflow plan")
-"""How a missing entry is reported: as a failure of `dflow plan`."""
+"""How a missing entry, or one the planner cannot plan, is reported: as a failure of
+`dflow plan`."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class DevicePlan:
         }
 
 
-def device_plans(module: ModuleOp, entry: str, devices: str | None) -> list[DevicePlan]:
+def device_plans(module: ModuleOp, entry: str, devices: DeviceList | None) -> list[DevicePlan]:
     """The plan of `entry` on each device, once placed and partitioned on `devices`
     (`module` is changed: partitioned and reordered)."""
     module = split_for_devices(module, devices)
@@ -89,7 +90,10 @@ def device_plans(module: ModuleOp, entry: str, devices: str | None) -> list[Devi
 
 def _device_plan(device: str, function: FuncOp) -> DevicePlan:
     choice = schedule_function(function)
-    schedule, memory = plan_function(function)
+    try:
+        schedule, memory = plan_function(function)
+    except PlanError as error:  # the planner's: labelled with the function already
+        raise FAILURE(str(error)) from None
     steps = schedule.schedule()
     exact = exact_order(steps, schedule.dependences(steps), ceiling=choice.bound)
     optimum = None if exact is None else exact.bound
@@ -97,7 +101,7 @@ def _device_plan(device: str, function: FuncOp) -> DevicePlan:
 
 
 def memory_figures(
-    module: ModuleOp, entry: str, devices: str | None = None
+    module: ModuleOp, entry: str, devices: DeviceList | None = None
 ) -> dict[str, dict[str, int | None]]:
     """Per device, `DevicePlan.figures` (`dflow plan --json`, `Program.memory`)."""
     return {plan.device: plan.figures() for plan in device_plans(module, entry, devices)}

@@ -28,9 +28,10 @@ from xdsl.utils.target import Target
 
 from dflow.driver.compilation.compiler import LOWERING_PIPELINE
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.loading.pipeline import parsed_pipeline, run_pipeline
+from dflow.driver.loading.checked import run_passes
+from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.program_text import read_source
-from dflow.driver.loading.source import make_context, parse_module, verify
+from dflow.driver.loading.source import make_context, parse_module
 from dflow.driver.universe import get_all_targets
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
@@ -39,7 +40,7 @@ DEFAULT_TARGET = "mlir"
 
 def run_opt(args: argparse.Namespace) -> None:
     """The `dflow opt` command: every chunk through the passes, then printed."""
-    parsed_pipeline(args.passes)
+    pipeline = parsed_pipeline(args.passes)
     emit = _emitter(args.target)
     source = read_source(args.file)
     chunks = split_input(source.text) if args.split_input_file else [(1, source.text)]
@@ -47,7 +48,7 @@ def run_opt(args: argparse.Namespace) -> None:
     for first_line_of_chunk, text in chunks:
         try:
             module = parse_module(text, source.name, first_line=first_line_of_chunk)
-            outputs.append(emit(_transformed(module, args.passes)))
+            outputs.append(emit(run_passes(module, pipeline)))
         except DflowError as error:
             if not args.verify_diagnostics:
                 raise
@@ -66,13 +67,6 @@ def split_input(text: str) -> list[tuple[int, str]]:
         start = marker.end() + 1
     chunks.append((line, text[start:]))
     return chunks
-
-
-def _transformed(module: ModuleOp, passes: str) -> ModuleOp:
-    if passes:
-        run_pipeline(module, passes)
-        verify(module)
-    return module
 
 
 def _emitter(name: str) -> Callable[[ModuleOp], str]:

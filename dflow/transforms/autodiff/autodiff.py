@@ -22,13 +22,13 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.statistics import PassStatistics
 from dflow.dialects.df import annotations
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df.shapes import num_elements
 from dflow.dialects.df.symbols import function_named, require_function
 from dflow.dialects.df.types import element_of, is_float, shape_of, static_tensor
+from dflow.passes.failures import pass_failure
+from dflow.passes.statistics import PassStatistics
 from dflow.transforms.autodiff.rules import Emitter, differentiable, rule_for
 
 fail = pass_failure("df-autodiff")

@@ -18,7 +18,7 @@ alone. The rules, in order:
 4. Groups that form a cycle in the group graph (x → y → z with x and z in one
    group) are placed as one unit: its pinned groups stay, the others share a device.
 5. `strategy=single` puts every unpinned unit on the first listed device that can
-   run it; `strategy=cost` schedules units by HEFT (`schedule.py`) under the cost
+   run it; `strategy=cost` places units by HEFT (`heft.py`) under the cost
    model (`analysis/cost_model.py`), each to the device where it finishes earliest.
 6. The report (`report.py`) gives each op's device and rule, and per device its ops,
    busy time and bytes sent and received, with the estimated makespan.
@@ -40,10 +40,10 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from dflow.analysis.cost_model import CostModel
-from dflow.analysis.failures import pass_failure
-from dflow.dialects.devices import DEVICE_FORM, DEVICE_PATTERN, DeviceCapabilities, kind_of
+from dflow.dialects.devices import DeviceCapabilities, DeviceList, kind_of
 from dflow.dialects.df import annotations
 from dflow.dialects.df.base import DfOp
+from dflow.passes.failures import pass_failure
 from dflow.transforms.placement.colocation import (
     COLOCATION,
     ColocationGraph,
@@ -51,8 +51,8 @@ from dflow.transforms.placement.colocation import (
     format_chain,
     strongly_connected,
 )
+from dflow.transforms.placement.heft import Dataflow, Unit, heft_timeline, loads, makespan
 from dflow.transforms.placement.report import FunctionReport, OpNames, OpPlacement, PlacementReport
-from dflow.transforms.placement.schedule import Dataflow, Unit, loads, makespan, schedule
 
 STRATEGIES = ("cost", "single")
 
@@ -61,16 +61,12 @@ fail = pass_failure("df-place-devices")
 
 
 def parse_devices(spec: str) -> tuple[str, ...]:
-    """`"cpu:0, gpu:0"` → `("cpu:0", "gpu:0")`; a bad or repeated device is an error."""
-    devices = tuple(part.strip() for part in spec.split(","))
-    if devices == ("",):
-        raise fail('devices is empty: list them as devices="cpu:0,gpu:0"')
-    for device in devices:
-        if not DEVICE_PATTERN.fullmatch(device):
-            raise fail(f'bad device "{device}" in devices="{spec}": each must be {DEVICE_FORM}')
-        if devices.count(device) > 1:
-            raise fail(f'device {device} is listed twice in devices="{spec}"')
-    return devices
+    """`"cpu:0, gpu:0"` → `("cpu:0", "gpu:0")`, as `DeviceList.parse` reads the
+    command line's `--devices`, with the same messages (naming `devices`)."""
+    try:
+        return DeviceList.parse(spec, "devices").names
+    except ValueError as error:
+        raise fail(str(error)) from None
 
 
 def host_of(devices: Sequence[str]) -> str:
@@ -242,7 +238,7 @@ class FunctionPlacer:
         units = self.units(groups)
         dataflow = Dataflow(self.ops)
         host = host_of(self.devices)
-        timeline = schedule(
+        timeline = heft_timeline(
             [unit for _, unit in units], dataflow, self.model, self.devices, host, self.strategy
         )
         rules = self.rules(units)

@@ -50,7 +50,7 @@ from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 
 from dflow.dialects.devices import rank_of
-from dflow.transforms.placement.schedule import DeviceLoad
+from dflow.transforms.placement.heft import DeviceLoad
 
 RULES = ("pin", "colocation", "heuristic", "capability", "cycle", "cost", "single")
 """Why an op is where it is:

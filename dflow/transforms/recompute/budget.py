@@ -8,9 +8,9 @@ and earlier clones. With checkpoints every few layers this is Chen et al.'s
 segmented recomputation: each segment is recomputed from its checkpoint when the
 backward pass reaches it.
 
-Plans are judged on the planner's own model (`analysis/memory_plan.py`): the
+Plans are judged on the planner's own model (`analysis/memory/memory_plan.py`): the
 rewritten function is built as an abstract schedule, without IR, put in the order
-`df-schedule` would choose (`analysis/order_choice.py`: reordering alone may meet the
+`df-schedule` would choose (`analysis/memory/order_choice.py`: reordering alone may meet the
 budget, with no recomputation), and its lower bound (liveness after in-place
 sharing) is the cost of memory; estimated flops
 (the placement cost model) are the cost of recomputation. Three searches propose
@@ -42,11 +42,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from dflow.analysis.cost_model import work_of
-from dflow.analysis.function_schedule import FunctionSchedule
-from dflow.analysis.liveness import Schedule, Step, Value, lower_bound_bytes
-from dflow.analysis.memory_plan import plan
-from dflow.analysis.order_choice import OrderChoice, choose_order
-from dflow.analysis.scheduling import Dependences, reorder
+from dflow.analysis.memory.function_schedule import FunctionSchedule
+from dflow.analysis.memory.liveness import Schedule, Step, Value, lower_bound_bytes
+from dflow.analysis.memory.memory_plan import plan
+from dflow.analysis.memory.order_choice import OrderChoice, choose_order
+from dflow.analysis.memory.scheduling import Dependences, reorder
 from dflow.transforms.recompute.groups import clone_before, is_target, read_clones, recomputable
 from dflow.transforms.recompute.milp import MILP_STEP_LIMIT, BudgetProgram, ProgramInput
 

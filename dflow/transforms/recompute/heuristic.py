@@ -5,8 +5,8 @@ pass (`groups.py`), whether or not that frees memory where the function peaks: a
 recomputed value whose inputs stay live anyway (a bias add recomputed from the kept
 matmul it adds to) only adds a clone to the backward pass, and can raise the peak.
 Here each group is judged as budget mode judges plans: by the planner's lower bound
-(liveness after in-place sharing, `analysis/liveness.py`) of the rewritten function
-in the order `df-schedule` would give it (`analysis/order_choice.py`), measured on the
+(liveness after in-place sharing, `analysis/memory/liveness.py`) of the rewritten function
+in the order `df-schedule` would give it (`analysis/memory/order_choice.py`), measured on the
 rewritten IR itself (a copy of the function). A group is kept when adding it to those
 kept so far lowers the bound; then each kept group that the others do without (the
 bound not rising when it goes) is dropped, so every recomputation kept is needed for
@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import PassFailedException
 
-from dflow.analysis.function_schedule import FunctionSchedule, check_plannable
-from dflow.analysis.liveness import PlanError
-from dflow.analysis.order_choice import choose_order
-from dflow.analysis.scheduling import best_order
+from dflow.analysis.memory.function_schedule import FunctionSchedule, check_plannable
+from dflow.analysis.memory.liveness import PlanError
+from dflow.analysis.memory.order_choice import choose_order
+from dflow.analysis.memory.scheduling import best_order
 from dflow.transforms.recompute.groups import (
     Predicate,
     RecomputeGroup,
@@ -53,7 +52,7 @@ def peak_bound(function: FuncOp, exact: bool = True) -> int | None:
         if not exact:
             return best_order(steps, dependences).bound
         return choose_order(steps, dependences).bound
-    except (PassFailedException, PlanError):
+    except PlanError:
         return None
 
 

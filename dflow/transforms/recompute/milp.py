@@ -36,7 +36,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp  # pyright: ignore[reportUnknownVariableType]
 from scipy.sparse import coo_array
 
-from dflow.analysis.liveness import Schedule, align, live_intervals
+from dflow.analysis.memory.liveness import Schedule, align, live_intervals
 
 MILP_STEP_LIMIT = 80
 """The program is built only for functions of at most this many ops."""

@@ -40,12 +40,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.function_schedule import plan_function
+from dflow.analysis.memory.function_schedule import plan_function
+from dflow.analysis.memory.liveness import PlanError
 from dflow.dialects.df import annotations
 from dflow.dialects.df.traits import CheapToRecompute
+from dflow.passes.failures import pass_failure
 from dflow.transforms.recompute.budget import (
     STRATEGIES,
     Proposal,
@@ -125,8 +125,8 @@ def recompute_to_budget(function: FuncOp, budget: int, strategies: tuple[str, ..
     """Budget mode: the cheapest plan whose re-measured arena fits in `budget`."""
     try:
         model = RecomputeModel.of(function)
-    except PassFailedException as error:  # the planner's, for what it cannot plan
-        raise _fail(f"mode=budget: {str(error).removeprefix('df-plan-buffers: ')}") from None
+    except PlanError as error:  # the planner's, for what it cannot plan
+        raise _fail(f"mode=budget: {error}") from None
     forward = forward_flops(function)
     found = sorted(proposals(model, strategies, budget), key=lambda p: (p.flops, p.peak))
     fitting = (p for p in found if model.peak(p.recomputed) <= budget)
@@ -152,7 +152,7 @@ def peak_bytes(function: FuncOp) -> int | None:
     """The planner's arena for `function`, or None where it cannot plan it (calls)."""
     try:
         return plan_function(function)[1].arena_bytes
-    except PassFailedException:
+    except PlanError:
         return None
 
 

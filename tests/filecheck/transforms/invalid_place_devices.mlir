@@ -15,10 +15,11 @@
 // A pin must name a listed device; the list must hold cpu:N or gpu:N, each once.
 // MISSING:   {{^}}df-place-devices: df.mul (%m) is pinned to gpu:0, which is not in the device list cpu:0,gpu:1{{$}}
 // MISSING-NOT: func.func
-// MALFORMED: {{^}}df-place-devices: bad device "gpu0" in devices="cpu:0,gpu0": each must be cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
-// KIND:      {{^}}df-place-devices: bad device "tpu:0" in devices="cpu:0,tpu:0": each must be cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
-// REPEAT:    {{^}}df-place-devices: device gpu:0 is listed twice in devices="gpu:0,cpu:0,gpu:0"{{$}}
-// EMPTY:     {{^}}df-place-devices: devices is empty: list them as devices="cpu:0,gpu:0"{{$}}
+// The list is read as `dflow run --devices` reads it, with the same messages.
+// MALFORMED: {{^}}df-place-devices: devices: bad device 'gpu0': each must be cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
+// KIND:      {{^}}df-place-devices: devices: bad device 'tpu:0': each must be cpu:N or gpu:N (optionally @RANK, as in cpu:0@1){{$}}
+// REPEAT:    {{^}}df-place-devices: devices: device gpu:0 is listed twice in 'gpu:0,cpu:0,gpu:0'{{$}}
+// EMPTY:     {{^}}df-place-devices: devices is empty: name at least one device, e.g. devices=cpu:0{{$}}
 // PARAMETER: {{^}}df-place-devices: link_gbps=0.0 must be a positive number{{$}}
 
 // Two pins in one colocation group: the message shows the chain of constraints

@@ -24,7 +24,7 @@
 // are not counted; an elementwise op writes over an operand of its own type that
 // dies there (in place, no bytes of its own).
 //
-// Every order below is worked out by hand from analysis/scheduling.py. Ties between
+// Every order below is worked out by hand from analysis/memory/scheduling.py. Ties between
 // ops go to the one written first in every scheduler but random. `best` tries
 // written, post-order, dfs, bfs, greedy, lpmf and random in that order and keeps the
 // first of least bound, stopping early at an order that reaches the floor (the most

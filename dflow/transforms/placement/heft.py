@@ -1,10 +1,13 @@
-"""List scheduling of placement units by earliest finish time (HEFT).
+"""HEFT (Topcuoglu et al.'s heterogeneous earliest finish time): placement units put
+on devices and timed there, as a `Timeline` (each op's device, start and finish) and
+its makespan. Not `df-schedule`'s order of the ops (`transforms/schedule.py`): this
+is the time the ops take on the devices, under the cost model.
 
 A `Unit` is a set of ops placed together: a colocation group, or the groups of
 one cycle of the group graph. Some of its ops may be fixed already (pinned
 groups); the others share one device, chosen among the unit's `candidates`.
 
-`schedule` follows Topcuoglu et al.'s HEFT, at unit granularity:
+`heft_timeline` follows HEFT at unit granularity:
 1. the priority of a unit is its upward rank: its mean time over its candidate
    devices plus the largest (mean transfer + rank) over its successors, where a
    transfer's mean is its cost times the chance (p-1)/p that two of p devices differ;
@@ -12,8 +15,8 @@ groups); the others share one device, chosen among the unit's `candidates`.
    `strategy="cost"` each goes to the candidate where it finishes earliest (ties:
    the earlier listed device), simulating its ops in order on their devices, each
    op starting when its device is free and its inputs have arrived; with
-   `strategy="single"` to the first candidate. Scheduling is non-insertion (an op
-   never fills an earlier gap).
+   `strategy="single"` to the first candidate. HEFT's non-insertion variant: an op
+   never fills an earlier gap.
 
 Function arguments, and values made by ops that are not `df` ops, live on the
 host device at time 0; results of `df` ops used by other ops (`func.return`)
@@ -56,7 +59,7 @@ class Unit:
 
 @dataclass(frozen=True)
 class DeviceLoad:
-    """What one device does in a schedule."""
+    """What one device does in a timeline."""
 
     ops: int = 0
     busy_s: float = 0.0
@@ -66,7 +69,7 @@ class DeviceLoad:
 
 @dataclass
 class Timeline:
-    """Where and when every scheduled op runs, and when each device is free."""
+    """Where and when every timed op runs, and when each device is free."""
 
     model: CostModel
     host: str
@@ -225,7 +228,7 @@ def upward_ranks(
     return ranks
 
 
-def schedule(
+def heft_timeline(
     units: Sequence[Unit],
     dataflow: Dataflow,
     model: CostModel,

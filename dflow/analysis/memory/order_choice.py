@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dflow.analysis.exact_schedule import QUICK, TIME_LIMIT_S, Limits, exact_order
-from dflow.analysis.liveness import Schedule
-from dflow.analysis.scheduling import (
+from dflow.analysis.memory.exact_schedule import QUICK, TIME_LIMIT_S, Limits, exact_order
+from dflow.analysis.memory.liveness import Schedule
+from dflow.analysis.memory.scheduling import (
     SCHEDULERS,
     Dependences,
     best_order,

@@ -42,7 +42,9 @@ ALIGNMENT = 64
 
 
 class PlanError(ValueError):
-    """A schedule that cannot be planned (a value written twice, read before written)."""
+    """What cannot be planned: a schedule (a value written twice, read before written)
+    or a function (`function_schedule.py`: a call, an op of another dialect). The
+    message names no pass: the pass that asked for the plan heads it with its name."""
 
 
 def align(size: int, alignment: int = ALIGNMENT) -> int:

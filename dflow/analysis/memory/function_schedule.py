@@ -28,9 +28,10 @@ never writes in place. In a partitioned module, a failure names the device whose
 part holds the function (`cpu:1: @main holds func.call: ...`): every part has its
 own `@main`.
 
-`df-plan-buffers` writes the plan into the IR; `df-recompute` and `dflow plan`
-read it without changing the module. What cannot be planned fails as a
-`df-plan-buffers` failure: it is that pass's plan.
+`df-plan-buffers` writes the plan into the IR; `df-schedule`, `df-recompute` and
+`dflow plan` read it without changing the module. What cannot be planned raises a
+`PlanError` headed by the function's label (`cpu:1: @main holds func.call: ...`),
+named for no pass: each pass that asks wraps it in its own failure.
 """
 
 from __future__ import annotations
@@ -44,10 +45,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import ConstantLike, Pure, is_side_effect_free
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.analysis.failures import pass_failure
-from dflow.analysis.liveness import PlanError, Schedule, Step, Value
-from dflow.analysis.memory_plan import MemoryPlan, plan
-from dflow.analysis.scheduling import Dependences
+from dflow.analysis.memory.liveness import PlanError, Schedule, Step, Value
+from dflow.analysis.memory.memory_plan import MemoryPlan, plan
+from dflow.analysis.memory.scheduling import Dependences
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import device_of
 from dflow.dialects.df.communication import SendOp
@@ -55,8 +55,6 @@ from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, require_function
 from dflow.dialects.df.traits import InPlace, ViewLike
 from dflow.dialects.df.types import tensor_bytes
-
-_fail = pass_failure("df-plan-buffers")
 
 
 def inplace_operands(op: Operation) -> list[SSAValue]:
@@ -102,17 +100,19 @@ def function_label(function: FuncOp) -> str:
 
 
 def _check_op(function: FuncOp, op: Operation) -> None:
-    """A pass failure unless `op` is one step the planner can plan: a df op (a
+    """A `PlanError` unless `op` is one step the planner can plan: a df op (a
     `df.fused` of any body, others without regions) or the return."""
     if op.regions and not isinstance(op, FusedOp):
-        raise _fail(f"{function_label(function)}: {op.name} has regions; only straight-line code")
+        raise PlanError(
+            f"{function_label(function)}: {op.name} has regions; only straight-line code"
+        )
     if isinstance(op, CallOp):
-        raise _fail(
+        raise PlanError(
             f"{function_label(function)} holds func.call: only df ops are planned "
             "(a callee would need its own part of the arena)"
         )
     if not op.name.startswith("df.") and not isinstance(op, ReturnOp):
-        raise _fail(
+        raise PlanError(
             f"{function_label(function)} holds {op.name}, not a df op: only df ops are planned"
         )
 
@@ -145,7 +145,7 @@ class FunctionSchedule:
         try:
             size = tensor_bytes(value.type)
         except VerifyException as error:
-            raise _fail(f"{function_label(self.function)}: {error}") from None
+            raise PlanError(f"{function_label(self.function)}: {error}") from None
         self.index[value] = len(self.values)
         self.values.append(value)
         self.sizes.append(Value(size, in_arena, value.name_hint or ""))
@@ -188,32 +188,33 @@ class FunctionSchedule:
 
 
 def check_plannable(function: FuncOp) -> None:
-    """A pass failure unless `function` has one block of straight-line code."""
+    """A `PlanError` unless `function` has one block of straight-line code."""
     if function.is_declaration:
-        raise _fail(f"{function_label(function)} is a declaration: it has no body to plan")
+        raise PlanError(f"{function_label(function)} is a declaration: it has no body to plan")
     if len(function.body.blocks) != 1:
-        raise _fail(f"{function_label(function)} has several blocks; only straight-line code")
+        raise PlanError(f"{function_label(function)} has several blocks; only straight-line code")
 
 
 def plan_function(
     function: FuncOp, every_packer: bool = False, hold_sends: bool = False
 ) -> tuple[FunctionSchedule, MemoryPlan]:
     """The schedule of `function` and its plan (`every_packer`: see `memory_plan.plan`;
-    `hold_sends`: sent values live to the end); a pass failure for what cannot be
-    planned."""
+    `hold_sends`: sent values live to the end); a `PlanError`, headed by the
+    function's label, for what cannot be planned."""
     check_plannable(function)
     schedule = FunctionSchedule.of(function, hold_sends)
     try:
         return schedule, plan(schedule.schedule(), every_packer)
     except PlanError as error:
-        raise _fail(f"{function_label(function)}: {error}") from None
+        raise PlanError(f"{function_label(function)}: {error}") from None
 
 
 def plan_entry(module: ModuleOp, entry: str, every_packer: bool = False) -> dict[str, MemoryPlan]:
     """The plan of function `entry` on each device (an unpartitioned module is one
-    device, `DEFAULT_DEVICE`), without changing the module."""
+    device, `DEFAULT_DEVICE`), without changing the module; a `PlanError` where a
+    device has no `entry` or it cannot be planned."""
     plans: dict[str, MemoryPlan] = {}
     for device, scope in device_scopes(module):
-        function = require_function(scope, entry, _fail)
+        function = require_function(scope, entry, PlanError)
         plans[device or DEFAULT_DEVICE] = plan_function(function, every_packer)[1]
     return plans

@@ -26,8 +26,8 @@ import math
 import time
 from dataclasses import dataclass
 
-from dflow.analysis.liveness import Schedule
-from dflow.analysis.scheduling import Dependences, Footprint
+from dflow.analysis.memory.liveness import Schedule
+from dflow.analysis.memory.scheduling import Dependences, Footprint
 
 STATE_LIMIT = 200_000
 """The most sets of run steps the search keeps at once, by default."""

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from dflow.analysis.liveness import Buffer, peak_live_bytes
+from dflow.analysis.memory.liveness import Buffer, peak_live_bytes
 
 
 def arena_size(buffers: Sequence[Buffer], offsets: Sequence[int]) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dflow.analysis.liveness import (
+from dflow.analysis.memory.liveness import (
     Buffer,
     Schedule,
     align,
@@ -21,7 +21,7 @@ from dflow.analysis.liveness import (
     peak_live_bytes,
     share_in_place,
 )
-from dflow.analysis.packing import arena_size, pack_until
+from dflow.analysis.memory.packing import arena_size, pack_until
 
 
 @dataclass(frozen=True)

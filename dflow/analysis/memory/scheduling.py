@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from dflow.analysis.liveness import Schedule, Step, align, lower_bound_bytes
+from dflow.analysis.memory.liveness import Schedule, Step, align, lower_bound_bytes
 
 RANDOM_SEEDS = 2
 """How many seeded orders `random` tries (more found nothing better on the benchmark
