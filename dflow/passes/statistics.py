@@ -26,6 +26,14 @@ from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import stored_bytes
 
 
+def report(text: str) -> None:
+    """Where every pass's `stats=true` goes: standard error, so that the IR on standard
+    output stays clean. The rewrite passes report a `PassStatistics`; passes whose
+    figures are their own (df-schedule's orders, df-place-devices' table,
+    df-recompute's peaks) report their text here too."""
+    print(text, file=sys.stderr)
+
+
 @dataclass(frozen=True)
 class ModuleSize:
     """The ops inside the module's functions and the bytes their constants hold."""
@@ -93,7 +101,7 @@ class PassStatistics:
     def finish(self, module: ModuleOp) -> None:
         if self.enabled:
             self.after = ModuleSize.of(module)
-            print(self.summary(), file=sys.stderr)
+            report(self.summary())
 
     def summary(self) -> str:
         assert self.before is not None and self.after is not None

@@ -25,7 +25,6 @@ and (`exact`) the optimum where the search finished.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +41,7 @@ from dflow.analysis.memory.function_schedule import (
 from dflow.analysis.memory.liveness import PlanError
 from dflow.analysis.memory.order_choice import OrderChoice, choose_order
 from dflow.dialects.df.symbols import device_scopes, graph_functions
+from dflow.passes import statistics
 from dflow.passes.failures import pass_failure
 
 _fail = pass_failure("df-schedule")
@@ -103,4 +103,4 @@ class SchedulePass(ModulePass):
                 choice = schedule_function(function, self.strategy, self.hold_sends)
                 if self.stats:
                     where = f"@{function.sym_name.data}" + (f" on {device}" if device else "")
-                    print(f"{self.name}: {where}: {describe(choice)}", file=sys.stderr)
+                    statistics.report(f"{self.name}: {where}: {describe(choice)}")

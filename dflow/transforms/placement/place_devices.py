@@ -28,7 +28,6 @@ Function arguments live on the host: the first listed `cpu`, else the first devi
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -43,6 +42,7 @@ from dflow.analysis.cost_model import CostModel
 from dflow.dialects.devices import DeviceCapabilities, DeviceList, kind_of
 from dflow.dialects.df import annotations
 from dflow.dialects.df.base import DfOp
+from dflow.passes import statistics
 from dflow.passes.failures import pass_failure
 from dflow.transforms.placement.colocation import (
     COLOCATION,
@@ -346,4 +346,4 @@ class PlaceDevicesPass(ModulePass):
             except OSError as error:
                 raise fail(f"cannot write {self.report}: {error.strerror}") from None
         if self.stats:
-            print(report.table(), file=sys.stderr)
+            statistics.report(report.table())

@@ -31,7 +31,6 @@ the ops recomputed and their estimated flops as a share of the forward pass.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,6 +44,7 @@ from dflow.analysis.memory.function_schedule import plan_function
 from dflow.analysis.memory.liveness import PlanError
 from dflow.dialects.df import annotations
 from dflow.dialects.df.traits import CheapToRecompute
+from dflow.passes import statistics
 from dflow.passes.failures import pass_failure
 from dflow.transforms.recompute.budget import (
     STRATEGIES,
@@ -201,7 +201,7 @@ class RecomputePass(ModulePass):
             before = peak_bytes(function) if self.stats else None
             outcome = self.rewrite(function)
             if self.stats:
-                print(report(function, before, peak_bytes(function), outcome), file=sys.stderr)
+                statistics.report(report(function, before, peak_bytes(function), outcome))
 
     def rewrite(self, function: FuncOp) -> Outcome:
         if self.mode == "budget":
