@@ -29,7 +29,7 @@ import numpy as np
 from dflow.dialects.devices import DeviceList
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph
-from dflow.runtime import Program, load_program
+from dflow.runtime import LoadedProgram, load_program
 
 SIZE = 512
 ELEMENTS = 1 << 20
@@ -66,7 +66,7 @@ def timed(run: Callable[[], object], threads: int, calls: int) -> float:
     return time.perf_counter() - start
 
 
-def compare(program: Program, feed: list[Any], args: argparse.Namespace) -> dict[str, float]:
+def compare(program: LoadedProgram, feed: list[Any], args: argparse.Namespace) -> dict[str, float]:
     """The best time of each way, in interleaved rounds."""
     lock = threading.Lock()
 

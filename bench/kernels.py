@@ -61,7 +61,7 @@ from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 from dflow.driver.compilation.compiler import compile_module, write_modules  # noqa: E402
 from dflow.frontend import Graph  # noqa: E402
 from dflow.interpreters.df import run_function  # noqa: E402
-from dflow.runtime import Program, load_program  # noqa: E402
+from dflow.runtime import LoadedProgram, load_program  # noqa: E402
 
 Array = Any
 
@@ -96,19 +96,19 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:9.3f} ms"
 
 
-def compiled(module: ModuleOp, directory: Path) -> tuple[Program, float]:
+def compiled(module: ModuleOp, directory: Path) -> tuple[LoadedProgram, float]:
     """The program of `module` and the time the lowering and emission took."""
     started = time.perf_counter()
     write_modules(compile_module(module), directory)
     return load_program(directory), time.perf_counter() - started
 
 
-def entry_of(program: Program) -> str:
+def entry_of(program: LoadedProgram) -> str:
     """The program's (first) entry function."""
     return next(iter(program.parts[0].module.ENTRIES))
 
 
-def inputs_of(program: Program, seed: int = 0) -> list[Array]:
+def inputs_of(program: LoadedProgram, seed: int = 0) -> list[Array]:
     rng = np.random.default_rng(seed)
     signature = program.signature(entry_of(program))["entry_arguments"]
     return [(rng.standard_normal(shape) * 0.1).astype(dtype) for shape, dtype in signature]

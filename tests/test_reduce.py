@@ -1,6 +1,6 @@
 """`dflow reduce`: a 40-op program on which a plugin's pass crashes (at a df.tanh of a
 df.matmul) shrinks to a few ops that still crash it; every candidate a test sees
-verifies; each kind of reduction does what it says; bad input is one line."""
+verifies; each kind of change (`Shrink`) does what it says; bad input is one line."""
 
 from __future__ import annotations
 

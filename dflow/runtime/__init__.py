@@ -2,9 +2,9 @@
 
 It knows only the ABI the emitted modules call (`runtime.context`), never the
 compiler: `load_program(directory)` imports the modules `dflow compile` wrote,
-and `Program.run(arguments)` runs the entry with one thread per device.
+and `LoadedProgram.run(arguments)` runs the entry with one thread per device.
 """
 
-from dflow.runtime.program import Program, ProgramError, load_program
+from dflow.runtime.program import LoadedProgram, ProgramError, load_program
 
-__all__ = ["Program", "ProgramError", "load_program"]
+__all__ = ["LoadedProgram", "ProgramError", "load_program"]

@@ -336,7 +336,7 @@ def _failure(reports: Mapping[int, Report]) -> str | None:
 
 
 class Parts(Protocol):
-    """A rank's devices of a program: compiled (`runtime.Program`) or interpreted."""
+    """A rank's devices of a program: compiled (`runtime.LoadedProgram`) or interpreted."""
 
     def run_parts(
         self,

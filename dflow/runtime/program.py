@@ -3,7 +3,7 @@
 `load_program(directory)` imports every device module `dflow compile` wrote
 (`cpu_0.py`, `gpu_0.py`, ...) under a name unique to the directory and
 registered in `sys.modules`, which numba's on-disk cache needs to find the
-kernels again in a later process. `Program.run(entry, arguments)` checks the
+kernels again in a later process. `LoadedProgram.run(entry, arguments)` checks the
 feeds against the entry's signature, gives each device its arguments, runs
 each device's host function in its own thread (one device runs in the caller's
 thread), and gathers the results in the entry's order. While more than one CPU
@@ -81,7 +81,7 @@ def _import(path: Path, name: str) -> ModuleType:
     return module
 
 
-def load_program(directory: str | Path, *, warm_start: bool = True) -> Program:
+def load_program(directory: str | Path, *, warm_start: bool = True) -> LoadedProgram:
     """The program whose device modules `directory` holds. With `warm_start`, the
     CPU kernels numba has cached are loaded now, without numba's compiler
     registries (`runtime/warm_start.py`); the others load or compile lazily."""
@@ -99,7 +99,7 @@ def load_program(directory: str | Path, *, warm_start: bool = True) -> Program:
 
         for part in parts:
             preload_kernels(part.module)
-    return Program(parts)
+    return LoadedProgram(parts)
 
 
 def _check_feeds(entry: str, signature: Sequence[Any], arguments: Sequence[Any]) -> list[Any]:
@@ -122,7 +122,7 @@ Contexts = dict[str, CpuContext]
 
 
 @dataclass
-class Program:
+class LoadedProgram:
     """Device modules, and the idle context sets of earlier runs."""
 
     parts: list[DevicePart]

@@ -1,6 +1,6 @@
 """Traces of a run: what each device did, and when, as Chrome trace events.
 
-A traced run (`Program.trace`) gives each device's host function a copy of its
+A traced run (`LoadedProgram.trace`) gives each device's host function a copy of its
 module's names in which every kernel the host calls (`KERNELS`), every library
 routine (`lib.*`) and the runtime context `rt` are timed wrappers; the module
 itself is untouched, so an untraced run pays nothing. On a GPU each kernel's slice

@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from dflow.backend.numba.kernel import SCALAR_HELPERS, KernelPrinter, trips
 from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
 from dflow.backend.numba.printer import Lines, dispatch_on_op
-from dflow.lowering.kernels.builder import LIBRARY_PREFIX
+from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 CPU_HEADER = """import math
 

@@ -19,7 +19,7 @@ from xdsl.ir import Operation, SSAValue
 
 from dflow.backend.numba.names import NUMBA_SCALARS, literal
 from dflow.backend.numba.printer import PythonPrinter, dispatch_on_op
-from dflow.lowering.kernels.builder import LIBRARY_PREFIX
+from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 _BINARY_SYMBOLS: dict[type[Operation], str] = {
     arith.AddfOp: "+",

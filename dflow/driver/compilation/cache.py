@@ -62,7 +62,7 @@ def compiler_fingerprint() -> str:
     runtime do) and of the BLAS library the CPU kernels link
     (`runtime/library/openblas.py`), so that a changed compiler or NumPy build
     recompiles (the package is hashed, not imported: 3 ms for its 120 files)."""
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]  # dflow/driver/compilation/cache.py
     return sources_digest(package, str(numpy_openblas()))
 
 

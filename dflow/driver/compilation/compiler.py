@@ -56,7 +56,7 @@ from dflow.lowering.fuse import FusePass
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.lower_host import LowerHostPass
 from dflow.lowering.plan_buffers import PlanBuffersPass
-from dflow.runtime import Program, load_program
+from dflow.runtime import LoadedProgram, load_program
 from dflow.runtime.parallel_compile import compile_in_parallel
 from dflow.runtime.program import DEVICE_MODULE
 from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
@@ -244,7 +244,7 @@ def compiled_program(
     passes: str = "",
     only: Collection[str] | None = None,
     request: str | None = None,
-) -> Program:
+) -> LoadedProgram:
     """The loaded program of `text` (parsed as `module`, then run through `passes`),
     compiled once per cache key: the text, the options and the compiler's fingerprint.
     An entry appears whole or not at all: it is written into a private scratch folder
@@ -262,7 +262,7 @@ def compiled_program(
     (`run_options.request_key`: the text and the devices as asked for, which decide
     `devices`), so that the run's cache entry is found from its options alone."""
     if only is not None and not only:
-        return Program([])
+        return LoadedProgram([])
     part = "" if only is None else "mpi:" + ",".join(sorted(only))
     asked = None if devices is None else str(devices)
     keyed = (text, asked) if request is None else (request, None)

@@ -42,8 +42,7 @@ from dflow.driver.loading.partitioned import entry_signature, is_partitioned
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.run_options import checked_device_option, request_key
 from dflow.driver.tools.memory_report import memory_figures
-from dflow.runtime import Program as LoadedProgram
-from dflow.runtime import ProgramError
+from dflow.runtime import LoadedProgram, ProgramError
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
 from dflow.runtime.trace import Trace
 

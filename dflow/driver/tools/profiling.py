@@ -2,7 +2,7 @@
 
 Both run the program once untraced first (numba loads or compiles its kernels on
 a first call: that is compile time, not the program's), then traced
-(`Program.trace`, `runtime/trace.py`). `--trace` writes that run's Chrome trace;
+(`LoadedProgram.trace`, `runtime/trace.py`). `--trace` writes that run's Chrome trace;
 `--profile` traces more runs (at least `PROFILE_RUNS`, for `PROFILE_SECONDS` at
 least) and prints, to standard error, a table of the kernels, library calls and
 transfers by the time they took: per call, their share of the wall time, the
@@ -21,7 +21,7 @@ from typing import Any
 
 from dflow.driver.errors import DflowError
 from dflow.driver.loading.run_options import RunOptions
-from dflow.runtime.program import Program
+from dflow.runtime.program import LoadedProgram
 from dflow.runtime.roofline import Roofline, machine_roofline
 from dflow.runtime.trace import Slice, Trace
 
@@ -43,7 +43,7 @@ _TRANSFERS = {
 that a row splits on white space)."""
 
 
-def run_program(program: Program, args: RunOptions, inputs: list[Any]) -> list[Any]:
+def run_program(program: LoadedProgram, args: RunOptions, inputs: list[Any]) -> list[Any]:
     """`dflow run`'s run of a compiled program: plain, or traced and profiled as
     `--trace` and `--profile` ask."""
     if not args.traced():
@@ -71,7 +71,9 @@ def write_trace(trace: Trace, path: Path) -> None:
     print(f"dflow: wrote the trace of a run to {path} (ui.perfetto.dev opens it)", file=sys.stderr)
 
 
-def more_traces(program: Program, entry: str, inputs: list[Any], timeout: float) -> list[Trace]:
+def more_traces(
+    program: LoadedProgram, entry: str, inputs: list[Any], timeout: float
+) -> list[Trace]:
     """Traced runs until `PROFILE_RUNS` in all and `PROFILE_SECONDS` have passed."""
     traces: list[Trace] = []
     start = time.perf_counter()

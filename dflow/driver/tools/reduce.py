@@ -3,7 +3,7 @@
 Delta debugging in the spirit of `mlir-reduce` and C-Reduce. `COMMAND` is a shell
 command given a candidate file's path (where it says `{}`, else at its end); it
 exits 0 while the candidate is still interesting (still crashes a pass, still
-differs between two modes, ...). Each round tries every reduction of
+differs between two modes, ...). Each round tries every shrink of
 `dflow.driver.tools.reductions` over its sites, first all at once, then in halves,
 quarters, ... down to one at a time (a run that stays interesting is kept, and the
 sites are counted again); rounds go on until one keeps nothing, or the time is up.
@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from dflow.driver.errors import DflowError
 from dflow.driver.loading.source import parse_module
-from dflow.driver.tools.reductions import REDUCTIONS, Reduction, body_ops, size
+from dflow.driver.tools.reductions import SHRINKS, Shrink, body_ops, size
 
 Test = Callable[[str], bool]
 """Whether a program's text is still interesting."""
@@ -94,32 +94,32 @@ class Reducer:
         return time.monotonic() >= self.deadline
 
     def run(self) -> ModuleOp:
-        """Rounds of every reduction until one keeps nothing, or the time is up."""
+        """Rounds of every shrink until one keeps nothing, or the time is up."""
         progress = True
         while progress and not self.out_of_time():
             progress = False
-            for reduction in REDUCTIONS:
-                progress |= self._reduce_by(reduction)
+            for shrink in SHRINKS:
+                progress |= self._reduce_by(shrink)
         return self.module
 
-    def _reduce_by(self, reduction: Reduction) -> bool:
-        """`reduction` over runs of its sites, halving their length; whether any was
+    def _reduce_by(self, shrink: Shrink) -> bool:
+        """`shrink` over runs of its sites, halving their length; whether any was
         kept."""
         found = False
-        run = reduction.sites(self.module)
+        run = shrink.sites(self.module)
         while run >= 1:
             start = 0
-            while start < reduction.sites(self.module) and not self.out_of_time():
-                count = min(run, reduction.sites(self.module) - start)
-                if self._try(reduction, range(start, start + count)):
+            while start < shrink.sites(self.module) and not self.out_of_time():
+                count = min(run, shrink.sites(self.module) - start)
+                if self._try(shrink, range(start, start + count)):
                     found = True
                 else:
                     start += run
             run //= 2
         return found
 
-    def _try(self, reduction: Reduction, chosen: range) -> bool:
-        text = reduction.candidate(self.module, chosen)
+    def _try(self, shrink: Shrink, chosen: range) -> bool:
+        text = shrink.candidate(self.module, chosen)
         try:
             candidate = parse_module(text, self.name)
         except DflowError:
@@ -127,10 +127,10 @@ class Reducer:
         if size(candidate) >= size(self.module):
             return False
         self.tests += 1
-        self.tried[reduction.name] += 1
+        self.tried[shrink.name] += 1
         if not self.test(text):
             return False
-        self.kept[reduction.name] += 1
+        self.kept[shrink.name] += 1
         self.module = candidate
         return True
 

@@ -1,6 +1,6 @@
 """The changes `dflow reduce` tries on a program to make it smaller.
 
-Each `Reduction` is one kind of change, with its sites numbered in walk order (the
+Each `Shrink` is one kind of change, with its sites numbered in walk order (the
 ops it could drop, the uses it could cut, the sizes it could shrink); `candidate`
 prints the program with a run of them changed, leaving the program as it was.
 Whether a candidate is kept is not decided here: it must verify, be smaller by
@@ -34,7 +34,7 @@ def functions(module: ModuleOp) -> list[FuncOp]:
 
 
 def body_ops(module: ModuleOp) -> list[Operation]:
-    """The ops inside functions that a reduction may drop: all but terminators."""
+    """The ops inside functions that a shrink may drop: all but terminators."""
     return [
         op
         for function in functions(module)
@@ -93,7 +93,7 @@ def _retype(module: ModuleOp) -> ModuleOp:
     return module
 
 
-class Reduction(ABC):
+class Shrink(ABC):
     """One kind of change: how many sites a module has for it, and the text of a
     candidate with some of them changed."""
 
@@ -107,8 +107,8 @@ class Reduction(ABC):
         """`module` with the sites `chosen` changed, printed (`module` is unchanged)."""
 
 
-class IrReduction(Reduction):
-    """A reduction made on a copy of the IR."""
+class IrShrink(Shrink):
+    """A shrink made on a copy of the IR."""
 
     def candidate(self, module: ModuleOp, chosen: Sites) -> str:
         copy = module.clone()
@@ -120,7 +120,7 @@ class IrReduction(Reduction):
         """Change `module` in place at the sites `chosen`."""
 
 
-class DropOps(IrReduction):
+class DropOps(IrShrink):
     """Drop ops; their results' uses take new function arguments instead."""
 
     name = "drop-ops"
@@ -138,7 +138,7 @@ class DropOps(IrReduction):
             op.erase()
 
 
-class OpsToConstants(IrReduction):
+class OpsToConstants(IrShrink):
     """Replace ops of one tensor result by a zero constant of its type (what they
     use may then be dropped)."""
 
@@ -176,7 +176,7 @@ def _constant_type(type: Attribute) -> TensorType[Attribute] | None:
     return type
 
 
-class CutUses(IrReduction):
+class CutUses(IrShrink):
     """Replace one use of an op's result by a new function argument, so what is
     used through it alone can go."""
 
@@ -199,7 +199,7 @@ class CutUses(IrReduction):
             op.operands[index] = _new_argument(_function_of(op), value.type)
 
 
-class DropResults(IrReduction):
+class DropResults(IrShrink):
     """Drop results of functions (operands of their `func.return`)."""
 
     name = "drop-results"
@@ -225,7 +225,7 @@ class DropResults(IrReduction):
             Rewriter.replace_op(op, ReturnOp(*kept))
 
 
-class DropFunctions(IrReduction):
+class DropFunctions(IrShrink):
     """Drop whole functions, declarations too."""
 
     name = "drop-functions"
@@ -243,7 +243,7 @@ class DropFunctions(IrReduction):
             function.erase()
 
 
-class DropArguments(IrReduction):
+class DropArguments(IrShrink):
     """Drop function arguments nothing uses."""
 
     name = "drop-arguments"
@@ -263,7 +263,7 @@ class DropArguments(IrReduction):
                 function.arg_attrs = ArrayAttr(attrs)
 
 
-class SplatConstants(IrReduction):
+class SplatConstants(IrShrink):
     """Make constants splats of their first element."""
 
     name = "splat-constants"
@@ -287,7 +287,7 @@ class SplatConstants(IrReduction):
 _SHAPE = re.compile(r"((?:tensor|memref)<)((?:(?:\d+|\?)x)+)")
 
 
-class ShrinkSizes(Reduction):
+class ShrinkSizes(Shrink):
     """Make a dimension size smaller wherever it appears in a type, all at once: to 1,
     or to half. A shape rule that held with the old size mostly holds with the new
     one; where not, the candidate does not verify and is not kept. Dense constants
@@ -317,7 +317,7 @@ class ShrinkSizes(Reduction):
         return _SHAPE.sub(shrunk, text)
 
 
-REDUCTIONS: tuple[Reduction, ...] = (
+SHRINKS: tuple[Shrink, ...] = (
     DropFunctions(),
     DropResults(),
     DropOps(),
@@ -327,4 +327,4 @@ REDUCTIONS: tuple[Reduction, ...] = (
     ShrinkSizes(),
     DropArguments(),
 )
-"""The reductions, in the order each round tries them: the big cuts first."""
+"""The shrinks, in the order each round tries them: the big cuts first."""

@@ -48,7 +48,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from dflow.analysis.cost_model import value_bytes, work_of
 from dflow.dialects.df import nn
 from dflow.dialects.df import shape_ops as so
-from dflow.dialects.df.annotations import SOURCE, WORK
+from dflow.dialects.df.annotations import KERNEL, SOURCE, WORK
 from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.fusion import FusedOp
@@ -62,12 +62,8 @@ from dflow.lowering.kernels.loops import (
     broadcast_index,
     element_of,
 )
+from dflow.lowering.kernels.names import LIBRARY_PREFIX
 from dflow.lowering.kernels.scalar_ops import constant, is_scalar_lowerable
-
-KERNEL = "df.kernel"
-"""On a kernel `func.func`: unit. On a graph op: the symbol of the kernel it runs."""
-LIBRARY_PREFIX = "dflow_"
-"""Library routines are declared as `func.func private @dflow_<routine>_<element>`."""
 
 
 @cache

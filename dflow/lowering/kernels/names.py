@@ -1,11 +1,19 @@
-"""Kernel names, unique within a module: `df-fuse` names its groups, `df-bufferize`
+"""The names the lowering gives kernels and library calls, which the backend reads.
+
+Kernel names are unique within a module: `df-fuse` names its groups, `df-bufferize`
 the kernels of the other ops. Names are identifiers (`df.fused` verifies it), so
-every target can print them as function names."""
+every target can print them as function names. Library routines are called by a
+prefixed name that each target strips to find its own routine; the prefix lives
+here, not in the kernel builder, so a backend reads it without importing the builder.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+LIBRARY_PREFIX = "dflow_"
+"""Library routines are declared as `func.func private @dflow_<routine>_<element>`."""
 
 
 @dataclass
