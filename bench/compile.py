@@ -6,7 +6,7 @@
    after its imports to the first result. Against JAX: a fresh process that
    `jax.jit`s the same step's `value_and_grad` and calls it once, timed from after
    `import jax` likewise.
-2. a generated 200-op program (`tests/graphgen.py`, seed 7, f32): its first
+2. a generated 200-op program (`tests/support/graphgen.py`, seed 7, f32): its first
    `dflow run` with an empty cache, the whole process;
 3. the same program with one op changed (its first `df.tanh` made a `df.sigmoid`),
    run after it: the whole process, which compiles the program again, finds every
@@ -38,11 +38,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 DFLOW_FIRST_CALL = """
 import sys, time
-sys.path[:0] = [sys.argv[1] + "/bench", sys.argv[1] + "/tests"]
+sys.path[:0] = [sys.argv[1] + "/bench", sys.argv[1] + "/tests/support"]
 import numpy as np
 import dflow
 from placement import mlp

@@ -1,8 +1,8 @@
 """Fuzz the `dflow` command line: `python bench/fuzz.py --count N --seed S [--onnx]`.
 
-Runs the cases of seeds S .. S+N-1 of `tests/fuzz_cli.py` (mutated programs and
+Runs the cases of seeds S .. S+N-1 of `tests/support/fuzz_cli.py` (mutated programs and
 feed files into `dflow run`, `opt` and `plan`), or with `--onnx` of
-`tests/fuzz_onnx.py` (mutated ONNX models into `dflow run`, `plan` and `import`),
+`tests/support/fuzz_onnx.py` (mutated ONNX models into `dflow run`, `plan` and `import`),
 and checks the property of
 `fuzz_cli.problems`: no traceback, no internal error, no hang, a short stderr, a
 non-zero exit for every failure. Each case is its own process, killed past the
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 import fuzz_cli  # noqa: E402 (the harness lives with the tests)
 import fuzz_onnx  # noqa: E402

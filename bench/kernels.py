@@ -52,7 +52,7 @@ BLAS_CHOICE = prefer_avx512_blas()
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from placement import convnet, mlp  # noqa: E402

@@ -24,7 +24,7 @@ ops (`df-schedule`).
 Graphs: `mlp` (784-512-512-10, batch 256, forward and backward from `df-autodiff`),
 `convnet` (conv-relu-pool twice and a dense layer, batch 32, forward and backward),
 `wide` (16 branches of 4 matmul+tanh, 256x256, summed), `deep` (50 blocks of matmul,
-tanh, scale, relu on 128x128), `random-N` (tests/graphgen.py, 200 ops; `small-N`: 25
+tanh, scale, relu on 128x128), `random-N` (tests/support/graphgen.py, 200 ops; `small-N`: 25
 ops, where the exact search finishes), `mlp@2` (the
 MLP placed on cpu:0,gpu:0 and partitioned: one arena per device, sends and receives
 included), `mlp-N` (`bench/recompute.py`'s N-layer training graphs, width 32, batch
@@ -46,7 +46,7 @@ from recompute import deep_mlp
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from graphgen import random_graph
 
@@ -78,7 +78,7 @@ def _deep_mlp(n: int) -> Callable[[], ModuleOp]:
 
 
 def resnet18() -> ModuleOp:
-    """ResNet-18 (random weights; torchvision's architecture, `tests/torch_models.py`)
+    """ResNet-18 (random weights; torchvision's architecture, `tests/support/torch_models.py`)
     exported to ONNX and imported at batch 1."""
     import torch  # noqa: PLC0415 (optional: only this graph needs it)
     from torch_models import resnet18 as torch_resnet18  # noqa: PLC0415

@@ -2,7 +2,7 @@
 
     python bench/stress.py --count 10000 --seed 0 [--modes interpret,optimize,compiled,devices]
 
-Runs the programs of seeds `seed .. seed+count-1` from `tests/programgen.py` through
+Runs the programs of seeds `seed .. seed+count-1` from `tests/support/programgen.py` through
 the interpreter (the oracle) and each mode, and prints one line per failure (seed,
 mode, the program in brief, what differed), the failures and programs per mode, and
 last `N passed, M failed` (a program passes when every mode agrees). Each failing
@@ -27,7 +27,7 @@ from pathlib import Path
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="dflow-stress-"))
 os.environ["NUMBA_CACHE_DIR"] = str(SCRATCH / "numba")  # before numba is imported
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 import numpy as np  # noqa: E402
 from programgen import MODES, Outcome, Program, check, generate  # noqa: E402

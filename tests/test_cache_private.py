@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from tests.cli_support import ROOT, run_dflow
+from cli_support import ROOT, run_dflow
 
 MATMUL_EXP = """func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<4x2xf32> {
   %p = df.matmul %x, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>

@@ -1,6 +1,6 @@
 """df-fuse and df.fused.
 
-Random graphs (tests/graphgen.py), unplaced, randomly placed, and randomly placed
+Random graphs (tests/support/graphgen.py), unplaced, randomly placed, and randomly placed
 then partitioned, are fused and must give the interpreter's results bit for bit
 (a fused body runs the same NumPy code on the same arrays). An independent checker
 written apart from dflow.lowering/fuse.py then takes every fused module apart: it maps

@@ -1,4 +1,4 @@
-"""The command-line fuzzer of `tests/fuzz_cli.py` run in CI, and what it found.
+"""The command-line fuzzer of `tests/support/fuzz_cli.py` run in CI, and what it found.
 
 A bounded number of seeded cases run in-process (`dflow.driver.frontdoors.cli.main` with its
 streams captured) and a handful as real `python -m dflow` processes; each must

@@ -1,4 +1,4 @@
-"""The ONNX model fuzzer of `tests/fuzz_onnx.py` run in CI: a bounded number of
+"""The ONNX model fuzzer of `tests/support/fuzz_onnx.py` run in CI: a bounded number of
 seeded mutants of the conformance models and the whole models through `dflow`
 in-process, each holding `fuzz_cli.problems`' property."""
 

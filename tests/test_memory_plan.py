@@ -1,8 +1,8 @@
 """The buffer planner: liveness, in-place sharing, packers, `df-plan-buffers`, `dflow plan`.
 
-Every plan made here is checked by the independent checker (tests/plan_checker.py):
+Every plan made here is checked by the independent checker (tests/support/plan_checker.py):
 hand-written schedules, seeded random intervals and schedules, hypothesis
-properties, random graphs (tests/graphgen.py) and random partitioned placements.
+properties, random graphs (tests/support/graphgen.py) and random partitioned placements.
 Random graphs are also run inside their planned arena (each result written at its
 offset into one byte array that starts as garbage, operands read back from there)
 and must give the interpreter's results bit for bit: a plan that lets a live value

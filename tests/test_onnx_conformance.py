@@ -1,4 +1,4 @@
-"""The ONNX backend node tests (`tests/onnx_cases.py`) through dflow's importer.
+"""The ONNX backend node tests (`tests/support/onnx_cases.py`) through dflow's importer.
 
 Every case of an op dflow imports is one test. A case dflow can run is imported,
 run in the reference interpreter and compiled, and both results must match the

@@ -1,7 +1,7 @@
 """Whole ONNX models built with `onnx.helper` through dflow, checked against ONNX
 Runtime (rtol 1e-4).
 
-The models of `tests/onnx_models.py` (an MLP, a LeNet-style CNN flattened by
+The models of `tests/support/onnx_models.py` (an MLP, a LeNet-style CNN flattened by
 PyTorch's shape arithmetic, a transformer encoder layer) run in the reference
 interpreter and compiled. ONNX Runtime runs on one thread: its result is the
 reference, computed apart from dflow. `test_onnx_torch.py` does the same with models

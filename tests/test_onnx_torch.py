@@ -2,7 +2,7 @@
 symbolic batch axis, the input named `input.1` as PyTorch names it) through dflow,
 compiled and compared with ONNX Runtime (one thread) and with PyTorch itself: an MLP
 at opsets 11, 13 and 17, a CNN with its BatchNorm kept (a grouped convolution, both
-pools, `ceil_mode`), ResNet-18 as torchvision defines it (`tests/torch_models.py`) with
+pools, `ceil_mode`), ResNet-18 as torchvision defines it (`tests/support/torch_models.py`) with
 random weights.
 """
 

@@ -1,7 +1,7 @@
 """df-partition and running partitioned programs.
 
 Random graphs with random placements over 2 to 4 devices are partitioned, checked
-by the independent checker (tests/partition_checker.py) and run with one thread
+by the independent checker (tests/support/partition_checker.py) and run with one thread
 per device; their results equal the unpartitioned run bit for bit (each op runs
 the same NumPy code on the same inputs, only on another thread).
 """

@@ -28,7 +28,7 @@ PROGRAM = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 PLUGIN_CRASH = (
     "pass test-crash from package dflow-test-plugins raised ValueError: a bug in the plugin"
 )
-"""The one line for `tests/plugin_support.py`'s `test-crash` (its module is
+"""The one line for `tests/support/plugin_support.py`'s `test-crash` (its module is
 `dflowtestplug`, its distribution `dflow-test-plugins`)."""
 
 

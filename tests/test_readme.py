@@ -18,7 +18,7 @@ ROOT = README.parent
 
 def test_the_synopsis_is_the_parsers() -> None:
     assert readme_block(README.read_text()) == synopsis(), (
-        "the README's synopsis is out of date: python3 tests/readme_synopsis.py --write"
+        "the README's synopsis is out of date: python3 tests/support/readme_synopsis.py --write"
     )
 
 

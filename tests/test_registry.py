@@ -10,7 +10,7 @@ README's op table. Elsewhere: the op's function in `dflow.frontend.ops` and the
 `dflow` namespace (tests/test_namespace.py), the interpreter's table, which is made
 from `DF` (tests/test_semantics.py checks every op runs), the op's numerics
 (tests/test_semantics.py) and the random programs that must hold every op with
-semantics (tests/programgen.py, checked by tests/test_generated.py). Adding a pass
+semantics (tests/support/programgen.py, checked by tests/test_generated.py). Adding a pass
 touches its class and `PASSES`, checked here and in tests/test_universe.py.
 """
 

@@ -6,7 +6,7 @@ that can run alone (no send/recv, no empty result list, not host level) must giv
 the same results. Nothing drops out silently: a program may fail to load only for a
 reason in FRONT_DOOR_REFUSALS, every pass must accept every program, and the count
 compared is exact (the census of skipped ops and why is the assertion's message).
-Then seeded random graphs (tests/graphgen.py) go through `df-optimize`: same
+Then seeded random graphs (tests/support/graphgen.py) go through `df-optimize`: same
 results, and never more ops.
 
 Tolerances: the rewrites reassociate sums and products (addn, hoisted factors,

@@ -122,7 +122,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    """The `dflow` command line: a subparser per command (`tests/readme_synopsis.py`
+    """The `dflow` command line: a subparser per command (`tests/support/readme_synopsis.py`
     writes the README's synopsis from it)."""
     parser = _Parser(prog="dflow", description="A multi-level compiler for tensor dataflow graphs.")
     parser.add_argument("--version", action=_Version)

@@ -170,7 +170,7 @@ _UNREADABLE_NPZ = (
     RuntimeError,  # a damaged flag that marks a member encrypted
     tokenize.TokenError,  # a damaged .npy header (NumPy tokenizes it)
 )
-"""What NumPy and zipfile raise for a damaged `.npz` (found by tests/fuzz_cli.py)."""
+"""What NumPy and zipfile raise for a damaged `.npz` (found by tests/support/fuzz_cli.py)."""
 
 
 def load_npz(path: str | Path) -> dict[str, Array]:

@@ -3,7 +3,7 @@
 The block under the README's `## Command line` heading is this module's `synopsis()`
 exactly (`tests/test_readme.py` checks it), so the synopsis can neither list an option
 the parser lacks nor miss one it has. After changing an option, rewrite the block with
-`python3 tests/readme_synopsis.py --write`.
+`python3 tests/support/readme_synopsis.py --write`.
 
 One line per command (wrapped at `WIDTH`): the positional arguments, then each option
 as declared, its first spelling (`-p`, not `--passes`) with its metavar; optional ones
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dflow.driver.frontdoors.cli import parser
 
-README = Path(__file__).parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 WIDTH = 92
 """The widest line of the synopsis (the README's code blocks stay readable)."""
 

@@ -41,7 +41,7 @@ from dflow.driver.errors import DflowError
 from dflow.driver.loading import feeds
 from dflow.driver.loading.source import make_context, parse_module
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 Array = NDArray[Any]
 Rng = random.Random
 

@@ -1,7 +1,7 @@
 """A mutation fuzzer of ONNX models through the `dflow` command line (issue 15).
 
-The corpus is the backend node test cases dflow runs (`tests/onnx_cases.py`, their
-shape operands made initializers) and the whole models of `tests/onnx_models.py`.
+The corpus is the backend node test cases dflow runs (`tests/support/onnx_cases.py`, their
+shape operands made initializers) and the whole models of `tests/support/onnx_models.py`.
 A mutant changes the model's structure (a node deleted, the nodes reversed or made a cycle, an input
 renamed to nothing, an output defined twice, an attribute changed, dropped or added,
 an element type, a dimension or an initializer's dims changed, the opset or a node's

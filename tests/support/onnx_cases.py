@@ -13,7 +13,7 @@ Inputs that dflow needs at import time (`Reshape`'s shape, `Slice`'s starts, the
 reductions' axes, ...) are graph inputs in these cases; as onnx-mlir's harness
 does, they become initializers holding the case's values (`with_constant_inputs`).
 
-`python tests/onnx_cases.py` prints the README's conformance table.
+`python tests/support/onnx_cases.py` prints the README's conformance table.
 """
 
 from __future__ import annotations
