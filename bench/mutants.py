@@ -57,7 +57,7 @@ _LIT_DF = "tests/filecheck/dialects/df"
 _VERIFIERS = ("tests/test_shapes.py", "tests/test_semantics.py", _LIT_DF)
 _LOWERED = (
     "tests/filecheck/lowering",
-    "tests/test_compiled.py -k unary_ops or binary_ops or reductions",
+    "tests/test_compiled_ops.py -k unary_ops or binary_ops or reductions",
 )
 
 TESTS: dict[str, tuple[str, ...]] = {

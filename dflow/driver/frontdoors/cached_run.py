@@ -26,7 +26,6 @@ from dflow.driver.loading.arrays import (
     Array,
     EntrySignature,
     in_full,
-    load_inputs,
     save_outputs,
     summarize,
 )
@@ -70,7 +69,7 @@ def run_cached(options: RunOptions) -> list[Array] | None:
         return None
     directory, signature = found
     mark_used(directory)
-    inputs = feeds_for(options.inputs, options.seed, signature)
+    inputs = signature.inputs(options.inputs, options.seed)
     require_gpus(_devices(directory))
     program = load_program(directory)
     try:
@@ -93,14 +92,6 @@ def _entry(options: RunOptions) -> tuple[Path, EntrySignature] | None:
         if signature is not None:
             return directory, signature
     return None
-
-
-def feeds_for(files: list[str] | None, seed: int, signature: EntrySignature) -> list[Array]:
-    """A run's inputs, both ways: seeded random ones, or those of the `--inputs` files
-    matched to `signature`."""
-    if files is None:
-        return signature.random_inputs(seed)
-    return signature.match_inputs(load_inputs(files), " ".join(files))
 
 
 def _devices(directory: Path) -> list[str]:

@@ -27,7 +27,6 @@ from dflow.driver.compilation.devices import check_gpus, devices_for, place, spl
 from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.compilation.timing import Timings, maybe
 from dflow.driver.errors import DflowError, QuietFailureError
-from dflow.driver.frontdoors.cached_run import feeds_for
 from dflow.driver.loading import feeds
 from dflow.driver.loading.checked import check_runnable_module, load
 from dflow.driver.loading.onnx_input import import_onnx, is_model
@@ -148,7 +147,7 @@ def compile_program(args: argparse.Namespace) -> None:
 
 
 def _inputs(args: argparse.Namespace, function: FuncOp) -> list[Any]:
-    return feeds_for(args.inputs, args.seed, feeds.signature(function))
+    return feeds.signature(function).inputs(args.inputs, args.seed)
 
 
 def _run_compiled(options: RunOptions, key: str, module: ModuleOp, inputs: list[Any]) -> list[Any]:
@@ -192,7 +191,7 @@ def run_whole(options: RunOptions) -> list[Any] | None:
     key, module = load_program(options.file, options.source, options.passes, options.shapes)
     check_runnable_module(module)
     function = whole_entry(module, options.entry)
-    inputs = feeds_for(options.inputs, options.seed, feeds.signature(function))
+    inputs = feeds.signature(function).inputs(options.inputs, options.seed)
     if options.interpret:
         return _run_interpreted(options, module, inputs)
     return _run_compiled(options, key, module, inputs)
@@ -217,7 +216,7 @@ def run_on_mpi(options: RunOptions) -> list[Any] | None:
         function = whole_entry(module, options.entry)
         prepared["types"] = ranks.entry_types(function)
         signature = feeds.signature(function)
-        prepared["inputs"] = feeds_for(options.inputs, options.seed, signature) if root else None
+        prepared["inputs"] = signature.inputs(options.inputs, options.seed) if root else None
         rank_options = ranks.RankOptions(key, options.interpret, options.passes, options.parallel)
         return ranks.rank_program(world, module, options.devices, rank_options)
 
@@ -270,7 +269,7 @@ def bisect_program(args: argparse.Namespace) -> None:
     input (`dflow.driver.tools.bisect`). Exits 1 when one differs."""
     from dflow.driver.tools import bisect  # noqa: PLC0415 (only this command needs it)
 
-    parsed_pipeline(args.passes)
+    pipeline = parsed_pipeline(args.passes)
     module = _read_program(args)
     check_runnable_module(module)
     function = whole_entry(module, args.entry)
@@ -285,7 +284,7 @@ def bisect_program(args: argparse.Namespace) -> None:
             raise DflowError(str(error)) from None
 
     tolerance = bisect.Tolerance(args.rtol, args.atol)
-    found = bisect.bisect(module, args.passes, args.entry, inputs, tolerance, compiled)
+    found = bisect.bisect(module, pipeline, args.entry, inputs, tolerance, compiled)
     print(bisect.report(found))
     written = bisect.write_around(found, args.file)
     if written:

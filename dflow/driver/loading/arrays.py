@@ -87,6 +87,13 @@ class EntrySignature:
         )
         return EntrySignature(function, location, parameters)
 
+    def inputs(self, files: list[str] | None, seed: int = DEFAULT_SEED) -> list[Array]:
+        """A run's inputs, the cached way and the whole way alike: those of the
+        `--inputs` files matched to this signature, else seeded random ones."""
+        if files is None:
+            return self.random_inputs(seed)
+        return self.match_inputs(load_inputs(files), " ".join(files))
+
     def random_inputs(self, seed: int = DEFAULT_SEED) -> list[Array]:
         """Seeded inputs: normal floats, integers in [-10, 10), fair booleans; each
         made in its own dtype, after checking that all of them fit in memory."""

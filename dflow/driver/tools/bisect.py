@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
 
 from dflow.dialects import dfrt
@@ -30,7 +30,7 @@ from dflow.dialects.df import annotations
 from dflow.dialects.df.fusion import FusedOp
 from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError, first_line
-from dflow.driver.loading.pipeline import DFLOW_PACKAGE, apply_pass, crash_message, parsed_pipeline
+from dflow.driver.loading.pipeline import DFLOW_PACKAGE, apply_pass, crash_message
 from dflow.driver.loading.source import make_context
 
 Array = Any
@@ -119,18 +119,19 @@ def _host_level(module: ModuleOp) -> bool:
 
 def bisect(
     module: ModuleOp,
-    pipeline: str,
+    pipeline: PassPipeline,
     entry: str,
     inputs: Sequence[Array],
     tolerance: Tolerance,
     compiled: Callable[[ModuleOp], list[Array]] | None = None,
 ) -> Bisection:
-    """Run `module` (changed in place) through `pipeline`, comparing each pass's output
+    """Run `module` (changed in place) through `pipeline` (parsed by the command, once),
+    comparing each pass's output
     with the reference interpretation of the input; then `compiled(module)` (the
     compiled run of the pipeline's output), if given."""
     reference = _interpreted(module, entry, inputs)
     result = Bisection([Stage("input", None)])
-    for stage_pass in parsed_pipeline(pipeline).passes:
+    for stage_pass in pipeline.passes:
         before = module.clone()
         stage = _after_pass(module, stage_pass, entry, inputs, reference, tolerance)
         result.stages.append(stage)
