@@ -1,9 +1,14 @@
 """Elementwise ONNX ops: arithmetic, math functions, comparisons and logic, `Where`,
-`Clip`, `Cast`, and the activations composed of df ops (`LeakyRelu`, `Gelu`).
+`Clip`, `Cast`, the float tests `IsNaN` and `IsInf`, and the activations composed of
+df ops (`LeakyRelu`, `Gelu`, `HardSigmoid`, `HardSwish`).
 
 Broadcasting is NumPy's in ONNX (opset 7 on) and in df alike. What df defines on
 floats only is composed for integers as ONNX defines it: `Div` truncates toward
-zero and `Pow` is exact, both through `f64` (exact below 2⁵³).
+zero and `Pow` is exact, both through `f64` (exact below 2⁵³). `Mod` folds when both
+operands are constants (NumPy's `mod` and `fmod`, which are ONNX's); on integers
+computed at run time it is `a - q·b` with `q` estimated in `f64` and the remainder
+corrected, exact for every `i32` and `i64`. Floats computed at run time are refused:
+df has no floor or truncation, and `x - trunc(x/y)·y` rounds where `fmod` is exact.
 """
 
 from __future__ import annotations
@@ -11,10 +16,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from xdsl.dialects.builtin import f64
+import numpy as np
+from xdsl.dialects.builtin import f64, i1, i64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of
+from dflow.dialects.df.folding import FoldPolicy, constant_operand
 from dflow.dialects.df.types import FLOATS
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
@@ -177,6 +184,126 @@ def gelu(node: Node) -> list[Tensor]:
     else:
         raise node.error(f"approximate={approximate!r} is not supported (none or tanh)")
     return [x * 0.5 * (inner + 1)]
+
+
+def float_input(node: Node, index: int = 0) -> Tensor:
+    """Input `index`, which must be of a floating-point type (as the op's schema asks)."""
+    x = node.input(index)
+    if node.element(x) not in FLOATS:
+        raise node.error(
+            f"{node.op_type} takes floating-point input, got {node.element(x)} (input {index})"
+        )
+    return x
+
+
+def _hard_sigmoid(x: Tensor, alpha: float, beta: float) -> Tensor:
+    """`max(0, min(1, alpha·x + beta))` in `x`'s type (NaN stays NaN)."""
+    return (x * alpha + beta).minimum(1).maximum(0)
+
+
+@converter("HardSigmoid", attributes={"alpha", "beta"})
+def hard_sigmoid(node: Node) -> list[Tensor]:
+    x = float_input(node)
+    return [_hard_sigmoid(x, node.float("alpha", 0.2), node.float("beta", 0.5))]
+
+
+@converter("HardSwish")
+def hard_swish(node: Node) -> list[Tensor]:
+    """`x · HardSigmoid(x)` with `alpha = 1/6`, `beta = 0.5`."""
+    x = float_input(node)
+    return [x * _hard_sigmoid(x, 1 / 6, 0.5)]
+
+
+@converter("IsNaN")
+def is_nan(node: Node) -> list[Tensor]:
+    """`not (x == x)`: NaN is the one value unequal to itself."""
+    x = float_input(node)
+    same = x.equal(x)
+    return [same.equal(node.scalar(False, same))]
+
+
+@converter("IsInf", attributes={"detect_negative", "detect_positive"})
+def is_inf(node: Node) -> list[Tensor]:
+    """`x == ±inf` for the signs asked (`|x| == inf` for both; all false for none)."""
+    x = float_input(node)
+    negative, positive = node.int("detect_negative", 1), node.int("detect_positive", 1)
+    if negative and positive:
+        return [abs(x).equal(math.inf)]
+    if negative or positive:
+        return [x.equal(-math.inf if negative else math.inf)]
+    return [node.graph.constant(np.zeros(x.shape, dtype=np.bool_))]
+
+
+@converter("Mod", attributes={"fmod"})
+def mod(node: Node) -> list[Tensor]:
+    """`a - floor(a/b)·b` (fmod=0, the sign of `b`) or `a - trunc(a/b)·b` (fmod=1, the
+    sign of `a`): folded when both operands are constants, else on integers only."""
+    a, b = node.input(0), node.input(1)
+    fmod = node.int("fmod", 0)
+    element = node.element(a)
+    if fmod not in (0, 1):
+        raise node.error(f"fmod must be 0 or 1, got {fmod}")
+    if node.element(b) != element or element == i1:
+        raise node.error(
+            f"operands of {element} and {node.element(b)}: Mod takes two numbers of one type"
+        )
+    if element in FLOATS and not fmod and node.opset < 28:
+        raise node.error("fmod=0 on floating-point operands is defined from opset 28 on")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise node.error(f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast") from None
+    folded = _folded_mod(node, a, b, fmod)
+    if folded is not None:
+        return [folded]
+    if element in FLOATS:
+        raise node.error(
+            "Mod of floating-point operands computed at run time is not supported: df has "
+            "no floor or truncation op to compute it exactly (it folds when both operands "
+            "are constants)"
+        )
+    return [_integer_mod(node, a, b, fmod=bool(fmod))]
+
+
+def _folded_mod(node: Node, a: Tensor, b: Tensor, fmod: int) -> Tensor | None:
+    """Mod of two constants by NumPy (`fmod` or `mod`, which ONNX's reference uses),
+    as a constant when the fold policy allows its size; else None."""
+    lhs, rhs = constant_operand(a.value), constant_operand(b.value)
+    if lhs is None or rhs is None:
+        return None
+    with np.errstate(all="ignore"):  # a zero divisor gives NaN (floats) or 0 (integers)
+        result = np.asarray(np.fmod(lhs, rhs) if fmod else np.mod(lhs, rhs))
+    if not FoldPolicy().allows([lhs, rhs], result):
+        return None
+    return node.graph.constant(result)
+
+
+def _integer_mod(node: Node, a: Tensor, b: Tensor, fmod: bool) -> Tensor:
+    """The remainder of integers, exact for all of `i32` and `i64`.
+
+    `r = a - q·b` with `q = trunc(a/b)` computed in `f64`, which is exact below 2⁵³
+    (every `i32`). For `i64` the estimate can be off by `|a/b|·2⁻⁵¹ + 1`, so that
+    `|r| < |b| + 2¹²`; a second round on `r` brings it under `|b|` (wrapping integer
+    arithmetic keeps `a - q·b` right even where `q·b` overflows). Last, a remainder
+    of the wrong sign (`a`'s for fmod=1, `b`'s for fmod=0) moves by `±b`.
+    """
+
+    def rest(x: Tensor) -> Tensor:
+        return x - _through_f64(node, x, b, lambda p, d: p / d) * b
+
+    r = rest(a)
+    if node.element(a) == i64:
+        r = rest(r)
+    target = a if fmod else b
+    negative, positive = r < 0, r > 0
+    nowhere = node.scalar(False, negative)
+    wrong = _where(node, negative, target > 0, _where(node, positive, target < 0, nowhere))
+    step = _where(node, negative.equal(b < 0), -b, b)
+    return _where(node, wrong, r + step, r)
+
+
+def _where(node: Node, condition: Tensor, on_true: Tensor, on_false: Tensor) -> Tensor:
+    return node.emit(df.SelectOp(condition.value, on_true.value, on_false.value))
 
 
 @converter("Cast", attributes={"to", "saturate", "round_mode"})

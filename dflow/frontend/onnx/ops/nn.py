@@ -1,5 +1,5 @@
 """Neural-network ONNX ops: `MatMul`, `Gemm`, `Conv`, the pools,
-`BatchNormalization` and `Dropout` (both for inference).
+`BatchNormalization` and `Dropout` (both for inference), `LayerNormalization`.
 
 Chosen compositions, where df has no op of its own:
 - a grouped (or depthwise) `Conv` is one `df.conv2d` per group on channel slices of
@@ -10,7 +10,10 @@ Chosen compositions, where df has no op of its own:
   inside the input) by a constant: elements inside / elements inside the explicit
   pads, per output position;
 - `BatchNormalization` is `x · a + b` with `a = scale / √(var + ε)` and
-  `b = bias - mean · a` per channel (constants when its parameters are).
+  `b = bias - mean · a` per channel (constants when its parameters are);
+- `LayerNormalization` is ONNX's own function: the mean over the normalized axes,
+  the centered input, its mean square (the variance), `rsqrt(var + ε)`, then the
+  scale and bias; the mean and variance each computed once.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from onnx import TensorProto
+from xdsl.dialects.builtin import f32
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
+from dflow.frontend.onnx.ops.elementwise import float_input
 from dflow.frontend.onnx.ops.tensors import take
 from dflow.frontend.onnx.ops.windows import (
     WINDOW_ATTRIBUTES,
@@ -271,6 +277,41 @@ def batch_normalization(node: Node) -> list[Tensor]:
     b = bias - mean * a
     shape = (x.shape[1], *([1] * (len(x.shape) - 2)))
     return [x * a.reshape(shape) + b.reshape(shape)]
+
+
+@converter("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})
+def layer_normalization(node: Node) -> list[Tensor]:
+    """`Y = (x - mean) · rsqrt(var + ε) · scale + bias` over the axes from `axis` on,
+    and the `Mean` and `InvStdDev` outputs (of the kept shape, with 1s). The first
+    stage is computed in FLOAT (`stash_type`, the only type the spec's outputs allow
+    that dflow has), the result cast back to `x`'s type before the scale and bias."""
+    x, scale, bias = float_input(node), node.input(1), node.optional(2)
+    element = node.element(x)
+    if any(node.element(p) != element for p in (scale, bias) if p is not None):
+        raise node.error(f"Scale and B must be of X's type, {element}")
+    stash = node.int("stash_type", TensorProto.FLOAT)
+    if stash != TensorProto.FLOAT:
+        raise node.error(
+            f"stash_type {stash} is not supported: dflow computes the first stage in FLOAT (1)"
+        )
+    rank = len(x.shape)
+    if not rank:
+        raise node.error("X is a scalar: there is no axis to normalize over")
+    axes = list(range(node.axis(node.int("axis", -1), rank), rank))
+    stage = x if element == f32 else x.cast(f32)
+    mean = stage.mean(axes, keepdims=True)
+    centered = stage - mean
+    inverse = (
+        (centered * centered).mean(axes, keepdims=True) + node.float("epsilon", 1e-5)
+    ).rsqrt()
+    normalized = centered * inverse
+    y = (normalized if element == f32 else normalized.cast(element)) * scale
+    if bias is not None:
+        y = y + bias
+    if y.shape != x.shape:
+        shapes = [list(p.shape) for p in (scale, bias) if p is not None]
+        raise node.error(f"Scale and B of shapes {shapes} do not broadcast to X's {list(x.shape)}")
+    return [y, mean, inverse]
 
 
 @converter("Dropout", attributes={"seed", "ratio"})

@@ -1,8 +1,8 @@
 """ONNX ops that move data without computing: reshapes, transposes, concatenation,
-slicing, gathering, and the constants and shapes they are fed with.
+slicing, splitting, gathering, and the constants and shapes they are fed with.
 
-Their shape operands (`Reshape`'s shape, `Slice`'s starts, `Gather`'s indices)
-must be known at import time; `ImportGraph` folds the shape arithmetic that
+Their shape operands (`Reshape`'s shape, `Slice`'s starts, `Split`'s sizes,
+`Gather`'s indices) must be known at import time; `ImportGraph` folds the shape arithmetic that
 computes them into constants. `Slice` with steps other than 1 and `Gather` with
 constant indices are composed of `df.slice`, `df.reshape` and `df.concat`: a
 stride `s` takes the first of each group of `s` (a reshape and a slice), and
@@ -78,13 +78,14 @@ def distinct_axes(node: Node, rank: int, axes: Sequence[int]) -> list[int]:
     return normal
 
 
-def axes_operand(node: Node, since: int) -> list[int] | None:
-    """The `axes` of a node: an attribute before opset `since`, input 1 from it."""
+def axes_operand(node: Node, since: int, name: str = "axes") -> list[int] | None:
+    """The `axes` (or another list `name`) of a node: an attribute before opset
+    `since`, input 1 from it."""
     if node.opset >= since:
-        if "axes" in node.attributes:
-            raise node.error(f"axes is an input from opset {since} on, not an attribute")
-        return node.ints_input(1, "axes")
-    return node.ints("axes")
+        if name in node.attributes:
+            raise node.error(f"{name} is an input from opset {since} on, not an attribute")
+        return node.ints_input(1, name)
+    return node.ints(name)
 
 
 @converter("Squeeze", attributes={"axes"})
@@ -223,6 +224,47 @@ def gather(node: Node) -> list[Tensor]:
     taken = take(x, axis, [i % size for i in flat])
     shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
     return [taken.reshape(shape) if taken.shape != shape else taken]
+
+
+@converter("Split", attributes={"axis", "split", "num_outputs"})
+def split(node: Node) -> list[Tensor]:
+    """Consecutive `df.slice`s of `x` along `axis`, one per output."""
+    x = node.input(0)
+    if not x.shape or not node.proto.output:
+        raise node.error("Split takes a tensor of rank 1 or more and gives an output or more")
+    axis = node.axis(node.int("axis", 0), len(x.shape))
+    sizes = _split_sizes(node, x.shape[axis])
+    if len(sizes) == 1:
+        return [x]
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return [_slice(x, axis, start, start + size) for start, size in zip(starts, sizes, strict=True)]
+
+
+def _split_sizes(node: Node, size: int) -> list[int]:
+    """The size of each output along the axis: `split` (an attribute before opset 13,
+    input 1 from it), else `num_outputs` (opset 18) or as many as the node has
+    outputs, of equal size (from opset 18 the last may be smaller)."""
+    outputs = len(node.proto.output)
+    sizes = axes_operand(node, 13, "split")
+    if "num_outputs" in node.attributes:
+        parts = node.int("num_outputs", 0)
+        if node.opset < 18:
+            raise node.error("num_outputs is an attribute from opset 18 on")
+        if sizes is not None:
+            raise node.error("split and num_outputs are both given")
+        if parts != outputs:
+            raise node.error(f"num_outputs={parts} but the node has {outputs} outputs")
+    if sizes is None:
+        chunk = -(-size // outputs)
+        sizes = [chunk] * (outputs - 1) + [size - chunk * (outputs - 1)]
+        if sizes[-1] < 0 or (node.opset < 18 and size % outputs):
+            raise node.error(f"an axis of size {size} does not split into {outputs} parts")
+        return sizes
+    if len(sizes) != outputs or any(s < 0 for s in sizes) or sum(sizes) != size:
+        raise node.error(
+            f"split {sizes} does not divide an axis of size {size} into {outputs} outputs"
+        )
+    return sizes
 
 
 # ----------------------------------------------------------------------------- constants
