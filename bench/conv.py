@@ -6,7 +6,7 @@ GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools.
     taskset -c 0 python bench/conv.py [--rounds 5] [--only forward] [--blas-as-is]
 
 Each routine runs as a kernel calls it (`dflow.runtime.library.cpu.conv2d_f32(x, w,
-out, strides, pads, dilations)`), checked first against PyTorch's result; PyTorch
+out, strides, pads, dilations, groups)`), checked first against PyTorch's result; PyTorch
 runs `torch.nn.functional.conv2d` and `torch.ops.aten.convolution_backward` (its
 gradients) with one thread. Times are the best of interleaved rounds (each round
 runs every routine of every shape once after the other), so a noisy spell of the
@@ -99,7 +99,7 @@ def _case(conv: Conv, kind: str) -> tuple[Callable[[], object], Callable[[], obj
     w = rng.standard_normal((conv.o, conv.c, conv.k, conv.k), dtype=np.float32)
     dy = rng.standard_normal((conv.n, conv.o, conv.out_hw, conv.out_hw), dtype=np.float32)
     s, p = conv.stride, conv.pad
-    geometry = (s, s, p, p, p, p, 1, 1)
+    geometry = (s, s, p, p, p, p, 1, 1, 1)
     tx, tw, tdy = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(dy)
     mask = {
         "forward": None,

@@ -269,6 +269,31 @@ def test_conv2d(options: dict[str, Any], bias: bool) -> None:
     check_gradients(body, *inputs)
 
 
+GROUPED_CONVS: dict[str, tuple[int, int, int]] = {
+    "2_groups": (4, 6, 2),
+    "4_groups": (4, 4, 4),
+    "depthwise": (3, 3, 3),
+    "depthwise_x2": (2, 4, 2),
+}
+"""Input channels, output channels and groups."""
+
+
+@pytest.mark.parametrize("bias", [False, True], ids=["no_bias", "bias"])
+@pytest.mark.parametrize("options", CONVS[:2], ids=["plain", "strided_dilated"])
+@pytest.mark.parametrize("grouping", list(GROUPED_CONVS))
+def test_grouped_conv2d(grouping: str, options: dict[str, Any], bias: bool) -> None:
+    """The gradients of a grouped convolution (its gradient ops carry `groups`)."""
+    channels, filters, groups = GROUPED_CONVS[grouping]
+    inputs = [normal(2, channels, 5, 6, seed=1), normal(filters, channels // groups, 2, 3, seed=2)]
+    if bias:
+        inputs.append(normal(filters, seed=3))
+
+    def body(x: Tensor, w: Tensor, b: Tensor | None = None) -> Tensor:
+        return conv2d(x, w, b, groups=groups, **options)
+
+    check_gradients(body, *inputs)
+
+
 POOLS: list[dict[str, Any]] = [
     {"kernel": (2, 2), "strides": (2, 2)},
     {"kernel": (3, 2), "strides": (2, 1), "pads": (1, 0, 1, 1)},

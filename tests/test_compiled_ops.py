@@ -344,6 +344,43 @@ def test_conv2d_and_its_gradients(tmp_path: Path, dtype: str) -> None:
     check(tmp_path, [x, w, bias, w1], body, f32_atol=2e-5)
 
 
+GROUPINGS = {"2 groups": (2, 6), "4 groups": (4, 8), "depthwise": (8, 8), "depthwise x2": (8, 16)}
+"""Groups and output channels of the grouped convolutions of 8 input channels."""
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_grouped_conv2d_and_its_gradients(tmp_path: Path, dtype: str) -> None:
+    """Grouped convolutions (2 and 4 groups, depthwise with one and two filters per
+    channel) with strides, pads, dilations and bias, and their gradients."""
+    rng = np.random.default_rng(9)
+    x = normal(rng, (2, 8, 8, 7), dtype)
+    arrays = [x]
+    for groups, filters in GROUPINGS.values():
+        arrays += [normal(rng, (filters, 8 // groups, 3, 2), dtype), normal(rng, (filters,), dtype)]
+    input_type = TensorType(element_type(dtype), x.shape)
+    options = CONV_OPTIONS["all"]
+
+    def body(g: Graph, x: Tensor, *weights: Tensor) -> dict[str, Tensor]:
+        results: dict[str, Tensor] = {}
+        for index, (name, (groups, _)) in enumerate(GROUPINGS.items()):
+            w, bias = weights[2 * index], weights[2 * index + 1]
+            window = {**options, "groups": groups}
+            y = conv2d(x, w, None, **window)
+            results[name] = y
+            results[f"{name}+bias"] = conv2d(x, w, bias, **window)
+            dy = (y * 0.5).tanh()  # an output gradient of the right shape
+            filter_type = TensorType(element_type(dtype), w.type.get_shape())
+            results[f"{name} grad_input"] = g.emit(
+                df.Conv2DGradInputOp(dy.value, w.value, input_type, **window)
+            )
+            results[f"{name} grad_filter"] = g.emit(
+                df.Conv2DGradFilterOp(x.value, dy.value, filter_type, **window)
+            )
+        return results
+
+    check(tmp_path, arrays, body, f32_atol=2e-5)
+
+
 POOL_OPTIONS: dict[str, dict[str, tuple[int, ...]]] = {
     "3x3/1 pad 1": {"kernel": (3, 3), "pads": (1, 1, 1, 1)},
     "2x2/2": {"kernel": (2, 2), "strides": (2, 2)},

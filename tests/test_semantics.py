@@ -558,6 +558,50 @@ def test_conv2d_grad_filter(dtype: str, strides, pads, dilations) -> None:
     check(actual, expected, dtype, sums=True)
 
 
+GROUPINGS = {"2 groups": (2, 6), "depthwise": (4, 4), "depthwise x2": (4, 8)}
+"""Groups and output channels of grouped convolutions of 4 input channels."""
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("grouping", list(GROUPINGS))
+@pytest.mark.parametrize(("strides", "pads", "dilations"), CONVS[1:4], ids=str)
+def test_grouped_conv2d_and_its_gradients(dtype: str, grouping: str, strides, pads, dilations):
+    """A grouped conv2d and its gradients equal the loops run on each group's channels."""
+    groups, filters = GROUPINGS[grouping]
+    x_shape, w_shape = (2, 4, 7, 8), (filters, 4 // groups, 3, 2)
+    options = window(strides, pads, dilations)
+    y_shape, _ = conv_geometry(x_shape, w_shape, **options)
+    x, w = random(x_shape, dtype, seed=23), random(w_shape, dtype, seed=24)
+    bias, dy = random((filters,), dtype, seed=25), random(y_shape, dtype, seed=26)
+    ins, outs = 4 // groups, filters // groups
+    parts = [
+        (slice(g * ins, (g + 1) * ins), slice(g * outs, (g + 1) * outs)) for g in range(groups)
+    ]
+    element = ELEMENTS[DTYPES[dtype]]
+    grouped = {**options, "groups": groups}
+    actual = run1(lambda *v: Conv2DOp(*v, **grouped), x, w, bias)
+    y = np.concatenate(
+        [conv2d_loops(wide(x[:, c]), wide(w[o]), None, **options) for c, o in parts], 1
+    )
+    check(actual, y + wide(bias)[None, :, None, None], dtype, sums=True)
+    actual = run1(
+        lambda a, b: Conv2DGradInputOp(a, b, TensorType(element, x_shape), **grouped), dy, w
+    )
+    dx = [
+        conv2d_grad_input_loops(wide(dy[:, o]), wide(w[o]), (2, ins, 7, 8), **options)
+        for c, o in parts
+    ]
+    check(actual, np.concatenate(dx, 1), dtype, sums=True)
+    actual = run1(
+        lambda a, b: Conv2DGradFilterOp(a, b, TensorType(element, w_shape), **grouped), x, dy
+    )
+    shape = (outs, *w_shape[1:])
+    dw = [
+        conv2d_grad_filter_loops(wide(x[:, c]), wide(dy[:, o]), shape, **options) for c, o in parts
+    ]
+    check(actual, np.concatenate(dw, 0), dtype, sums=True)
+
+
 @pytest.mark.parametrize(("strides", "pads", "dilations"), CONVS, ids=str)
 def test_conv2d_gradients_are_adjoints(strides, pads, dilations) -> None:
     """<conv(x, w), dy> == <x, grad_input(dy, w)> == <w, grad_filter(x, dy)> in f64."""

@@ -6,8 +6,8 @@ writes, counted from the static shapes:
 - elementwise: elements of the result times a small factor: 1; 4 for div,
   reciprocal, sqrt, rsqrt; 8 for exp, log, tanh, sigmoid, pow; n-1 for addn;
 - `matmul`: 2·M·N·K·batch;
-- `conv2d`, `conv2d_grad_input`, `conv2d_grad_filter`: 2·N·O·OH·OW·C·KH·KW
-  (plus one per output element for a bias);
+- `conv2d`, `conv2d_grad_input`, `conv2d_grad_filter`: 2·N·O·OH·OW·C·KH·KW / groups
+  (C / groups being the filter's channels; plus one per output element for a bias);
 - pooling and its gradients: elements of the pooled output times KH·KW;
 - reductions: elements of the input; `softmax` 4 per element;
 - `transpose broadcast_to concat slice send recv`: no flops, bytes only;
@@ -136,7 +136,9 @@ def _matmul_flops(op: Operation) -> int:
 
 
 def _convolution_flops(op: Operation) -> int:
-    """2 · (conv output elements) · C·KH·KW, whichever two tensors are the operands."""
+    """2 · (conv output elements) · C·KH·KW / groups, whichever two tensors are the
+    operands: the product of the filter's dimensions after O (its channels are
+    C / groups, the ones each output reads)."""
     if isinstance(op, nn.Conv2DOp):
         output, filter = op.result, op.filter
         bias = _elements(op.result) if op.bias is not None else 0

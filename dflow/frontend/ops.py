@@ -145,13 +145,18 @@ def conv2d(
     strides: Sequence[int] = (1, 1),
     pads: Sequence[int] = (0, 0, 0, 0),
     dilations: Sequence[int] = (1, 1),
+    groups: int = 1,
 ) -> Tensor:
-    """`df.conv2d`: NCHW input, OIHW filter, optional bias; pads top, left, bottom, right."""
+    """`df.conv2d`: NCHW input, OIHW filter (O x C/groups x KH x KW), optional bias;
+    pads top, left, bottom, right; `groups` > 1 a grouped convolution (depthwise
+    when it is C)."""
     x, w = _tensor("conv2d", 0, input), _tensor("conv2d", 1, filter)
     b = None if bias is None else _tensor("conv2d", 2, bias).value
     return _emit(
         x.graph,
-        lambda: df.Conv2DOp(x.value, w.value, b, strides=strides, pads=pads, dilations=dilations),
+        lambda: df.Conv2DOp(
+            x.value, w.value, b, strides=strides, pads=pads, dilations=dilations, groups=groups
+        ),
     )
 
 

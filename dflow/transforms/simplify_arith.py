@@ -435,12 +435,7 @@ def _scaled_conv(conv: nn.Conv2DOp, factor: Array) -> list[Operation] | None:
             return None
         new_ops.append(scaled_bias)
         bias = scaled_bias.result
-    window = {
-        "strides": conv.stride_values,
-        "pads": conv.pad_values,
-        "dilations": conv.dilation_values,
-    }
-    new_ops.append(inherit(nn.Conv2DOp(conv.input, weight.result, bias, **window), conv))
+    new_ops.append(inherit(nn.Conv2DOp(conv.input, weight.result, bias, **conv.window), conv))
     return new_ops
 
 

@@ -6,7 +6,7 @@ import abc
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerType, TensorType
+from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -31,6 +31,7 @@ from dflow.dialects.df.types import (
     bool_attr,
     flag,
     i64_array,
+    i64_attr,
     shape_of,
     static_tensor,
 )
@@ -40,6 +41,7 @@ Value = Operation | SSAValue
 DEFAULT_STRIDES = (1, 1)
 DEFAULT_PADS = (0, 0, 0, 0)
 DEFAULT_DILATIONS = (1, 1)
+DEFAULT_GROUPS = 1
 
 
 def _type(value: Value) -> Attribute:
@@ -117,31 +119,51 @@ class WindowOp(DfOp, abc.ABC):
 
 
 class ConvolutionOp(WindowOp, abc.ABC):
-    """The conv2d family: strides, pads (top, left, bottom, right) and dilations.
+    """The conv2d family: strides, pads (top, left, bottom, right), dilations and
+    groups (the channels split into that many groups, each output channel reading
+    its group's input channels only: depthwise when groups = C; 1, the default, is
+    not printed).
 
-    Each member relates an input (NCHW), a filter (OIHW) and an output (NCHW)
-    by the conv2d shape rule; they differ only in which two are operands.
+    Each member relates an input (NCHW), a filter (O x C/groups x KH x KW) and an
+    output (NCHW) by the conv2d shape rule; they differ only in which two are operands.
     """
 
     dilations = prop_def(DenseArrayBase[IntegerType], default_value=i64_array(DEFAULT_DILATIONS))
+    groups = prop_def(IntegerAttr[IntegerType], default_value=i64_attr(DEFAULT_GROUPS))
 
     @property
     def dilation_values(self) -> tuple[int, ...]:
         return _values(self.dilations)
 
+    @property
+    def group_count(self) -> int:
+        return self.groups.value.data
+
+    @property
+    def window(self) -> dict[str, Any]:
+        """The keyword arguments that build an op of the family with this op's
+        window: strides, pads, dilations, groups."""
+        return {
+            "strides": self.stride_values,
+            "pads": self.pad_values,
+            "dilations": self.dilation_values,
+            "groups": self.group_count,
+        }
+
     @staticmethod
     def window_properties(
-        strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int]
+        strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int], groups: int
     ) -> dict[str, Attribute]:
         return {
             "strides": i64_array(list(strides)),
             "pads": i64_array(list(pads)),
             "dilations": i64_array(list(dilations)),
+            "groups": i64_attr(groups),
         }
 
     def output_type(self, input: Attribute, filter: Attribute) -> TensorType:
         """The conv2d output type for this op's properties."""
-        return conv2d_type(input, filter, self.stride_values, self.pad_values, self.dilation_values)
+        return conv2d_type(input, filter, **self.window)
 
 
 def conv2d_type(
@@ -150,10 +172,11 @@ def conv2d_type(
     strides: Sequence[int],
     pads: Sequence[int],
     dilations: Sequence[int],
+    groups: int = DEFAULT_GROUPS,
 ) -> TensorType:
     element = common_element((input, filter))
     require_elements("operands", element, FLOATS)
-    shape = shapes.conv2d(shape_of(input), shape_of(filter), strides, pads, dilations)
+    shape = shapes.conv2d(shape_of(input), shape_of(filter), strides, pads, dilations, groups)
     return TensorType(element, shape)
 
 
@@ -180,12 +203,13 @@ class Conv2DOp(ConvolutionOp, HasSemantics):
         strides: Sequence[int] = DEFAULT_STRIDES,
         pads: Sequence[int] = DEFAULT_PADS,
         dilations: Sequence[int] = DEFAULT_DILATIONS,
+        groups: int = DEFAULT_GROUPS,
     ):
-        result = conv2d_type(_type(input), _type(filter), strides, pads, dilations)
+        result = conv2d_type(_type(input), _type(filter), strides, pads, dilations, groups)
         super().__init__(
             operands=[input, filter, [] if bias is None else [bias]],
             result_types=[result],
-            properties=self.window_properties(strides, pads, dilations),
+            properties=self.window_properties(strides, pads, dilations, groups),
         )
 
     def verify_types(self) -> None:
@@ -211,6 +235,7 @@ class Conv2DOp(ConvolutionOp, HasSemantics):
             self.pad_values,
             self.dilation_values,
             shape_of(self.result.type)[2:],
+            self.group_count,
         )
 
 
@@ -230,11 +255,12 @@ class Conv2DGradientOp(ConvolutionOp, HasSemantics, abc.ABC):
         strides: Sequence[int] = DEFAULT_STRIDES,
         pads: Sequence[int] = DEFAULT_PADS,
         dilations: Sequence[int] = DEFAULT_DILATIONS,
+        groups: int = DEFAULT_GROUPS,
     ):
         super().__init__(
             operands=[first, second],
             result_types=[result_type],
-            properties=self.window_properties(strides, pads, dilations),
+            properties=self.window_properties(strides, pads, dilations, groups),
         )
 
     @abc.abstractmethod
@@ -258,6 +284,7 @@ class Conv2DGradientOp(ConvolutionOp, HasSemantics, abc.ABC):
             self.stride_values,
             self.pad_values,
             self.dilation_values,
+            self.group_count,
         )
 
 

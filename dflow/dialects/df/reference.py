@@ -103,6 +103,12 @@ def _taps(
             yield i, j, rows, cols
 
 
+def _group_slices(channels: int, outputs: int, groups: int) -> Iterator[tuple[slice, slice]]:
+    """Each group's input and output channel slices: `channels` and `outputs` per group."""
+    for g in range(groups):
+        yield slice(g * channels, (g + 1) * channels), slice(g * outputs, (g + 1) * outputs)
+
+
 def conv2d(
     x: Array,
     w: Array,
@@ -111,12 +117,16 @@ def conv2d(
     pads: Sequence[int],
     dilations: Sequence[int],
     out_hw: Sequence[int],
+    groups: int = 1,
 ) -> Array:
-    """`y[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j] (+ bias[o])`."""
+    """`y[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j] (+ bias[o])`,
+    per group: output channel `o` of group `g` reads input channels `g*Cg + c`."""
     padded = _pad_spatial(x, pads)
     out = np.zeros((x.shape[0], w.shape[0], *out_hw), dtype=x.dtype)
-    for i, j, rows, cols in _taps(w.shape[2:], out_hw, strides, dilations):
-        out += np.einsum("nchw,oc->nohw", padded[:, :, rows, cols], w[:, :, i, j])
+    for ins, outs in _group_slices(w.shape[1], w.shape[0] // groups, groups):
+        for i, j, rows, cols in _taps(w.shape[2:], out_hw, strides, dilations):
+            taps = padded[:, ins, rows, cols]
+            out[:, outs] += np.einsum("nchw,oc->nohw", taps, w[outs, :, i, j])
     if bias is not None:
         out += bias[None, :, None, None]
     return out
@@ -129,11 +139,14 @@ def conv2d_grad_input(
     strides: Sequence[int],
     pads: Sequence[int],
     dilations: Sequence[int],
+    groups: int = 1,
 ) -> Array:
-    """The transpose of `conv2d` in its input: scatter each tap's contribution back."""
+    """The transpose of `conv2d` in its input: scatter each tap's contribution back
+    (per group, into the group's input channels)."""
     padded = _padded_zeros(input_shape, pads, dy.dtype)
-    for i, j, rows, cols in _taps(w.shape[2:], dy.shape[2:], strides, dilations):
-        padded[:, :, rows, cols] += np.einsum("nohw,oc->nchw", dy, w[:, :, i, j])
+    for ins, outs in _group_slices(w.shape[1], w.shape[0] // groups, groups):
+        for i, j, rows, cols in _taps(w.shape[2:], dy.shape[2:], strides, dilations):
+            padded[:, ins, rows, cols] += np.einsum("nohw,oc->nchw", dy[:, outs], w[outs, :, i, j])
     return _unpadded(padded, input_shape, pads)
 
 
@@ -144,12 +157,16 @@ def conv2d_grad_filter(
     strides: Sequence[int],
     pads: Sequence[int],
     dilations: Sequence[int],
+    groups: int = 1,
 ) -> Array:
-    """`dw[o,c,i,j] = sum_{n,p,q} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * dy[n,o,p,q]`."""
+    """`dw[o,c,i,j] = sum_{n,p,q} xpad[n,g*Cg+c,p*sh+i*dh,q*sw+j*dw] * dy[n,o,p,q]` for
+    output channel `o` of group `g`."""
     padded = _pad_spatial(x, pads)
     dw = np.zeros(tuple(filter_shape), dtype=x.dtype)
-    for i, j, rows, cols in _taps(filter_shape[2:], dy.shape[2:], strides, dilations):
-        dw[:, :, i, j] = np.einsum("nchw,nohw->oc", padded[:, :, rows, cols], dy)
+    for ins, outs in _group_slices(filter_shape[1], filter_shape[0] // groups, groups):
+        for i, j, rows, cols in _taps(filter_shape[2:], dy.shape[2:], strides, dilations):
+            taps = padded[:, ins, rows, cols]
+            dw[outs, :, i, j] = np.einsum("nchw,nohw->oc", taps, dy[:, outs])
     return dw
 
 

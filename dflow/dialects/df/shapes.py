@@ -135,18 +135,17 @@ def conv2d(
     strides: Sequence[int],
     pads: Sequence[int],
     dilations: Sequence[int],
+    groups: int = 1,
 ) -> Shape:
-    """NCHW input, OIHW filter → NCHW output."""
+    """NCHW input, OIHW filter → NCHW output. With `groups` > 1 the input's C channels
+    and the filter's O outputs split into that many groups, each filter taking the
+    C / groups channels of its group (the filter is O x C/groups x KH x KW)."""
     if len(input) != 4 or len(filter) != 4:
         raise ShapeError(
             f"input {format_shape(input)} and filter {format_shape(filter)} must both be 4-D "
             "(NCHW and OIHW)"
         )
-    if input[1] != filter[1]:
-        raise ShapeError(
-            f"input {format_shape(input)} has {input[1]} channels but filter "
-            f"{format_shape(filter)} expects {filter[1]}"
-        )
+    _check_groups(input, filter, groups)
     try:
         oh, ow = window2d(input[2:], filter[2:], strides, pads, dilations)
     except ShapeError as error:
@@ -154,6 +153,23 @@ def conv2d(
             f"input {format_shape(input)} and filter {format_shape(filter)}: {error}"
         ) from None
     return (input[0], filter[0], oh, ow)
+
+
+def _check_groups(input: Shape, filter: Shape, groups: int) -> None:
+    """C = groups · (the filter's channels) and groups dividing O, for `conv2d`."""
+    if groups < 1:
+        raise ShapeError(f"groups {groups} must be at least 1")
+    if input[1] != groups * filter[1]:
+        grouped = f" in {groups} groups" if groups > 1 else ""
+        raise ShapeError(
+            f"input {format_shape(input)} has {input[1]} channels but filter "
+            f"{format_shape(filter)}{grouped} expects {groups * filter[1]}"
+        )
+    if filter[0] % groups:
+        raise ShapeError(
+            f"filter {format_shape(filter)} has {filter[0]} output channels, "
+            f"not divisible by {groups} groups"
+        )
 
 
 def pool2d(

@@ -134,15 +134,19 @@ def _library_call(op: Operation) -> tuple[str, list[int]]:
             return routine, [int(flag(op.transpose_a)), int(flag(op.transpose_b))]
         case nn.Conv2DOp():
             routine = "conv2d_bias" if len(op.operands) == 3 else "conv2d"
-            return routine, [*op.stride_values, *op.pad_values, *op.dilation_values]
+            return routine, _convolution_params(op)
         case nn.ConvolutionOp():
-            params = [*op.stride_values, *op.pad_values, *op.dilation_values]
-            return _WINDOW_ROUTINES[type(op)], params
+            return _WINDOW_ROUTINES[type(op)], _convolution_params(op)
         case nn.PoolingOp():
             params = [*op.kernel_values, *op.stride_values, *op.pad_values]
             return _WINDOW_ROUTINES[type(op)], params
         case _:
             raise ValueError(f"{op.name} has no library routine")
+
+
+def _convolution_params(op: nn.ConvolutionOp) -> list[int]:
+    """A convolution routine's integer arguments: strides, pads, dilations, groups."""
+    return [*op.stride_values, *op.pad_values, *op.dilation_values, op.group_count]
 
 
 def is_library_op(op: Operation) -> bool:

@@ -7,10 +7,13 @@ kernel IR). Matrix products go to NumPy's BLAS (`blas.py`; else `np.dot`);
 convolutions are im2col into one column buffer kept across the batch (none for a
 pointwise 1x1; one shifted copy per column row for a "same" convolution) and one
 product per image written straight into the output, the filter gradient one product
-over a run of images; integer products and the pools are loops. Copies are slice
+over a run of images; a grouped convolution is the same per group, on the group's
+channel slices of the image, filter and output (each contiguous in NCHW and OIHW),
+but a depthwise one (one input channel per group) is a direct loop;
+integer products and the pools are loops. Copies are slice
 assignments: numba checks a computed index for wrapping below zero, which keeps an
 indexed loop from vectorizing. Window parameters follow the `df` ops: strides (2), pads
-(top, left, bottom, right) and dilations (2), or kernel (2), strides, pads.
+(top, left, bottom, right), dilations (2) and groups, or kernel (2), strides, pads.
 """
 
 from __future__ import annotations
@@ -227,50 +230,90 @@ def _pointwise(w, sh, sw, top, left, bottom, right):
 
 
 @_jit
-def conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw):
-    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]`: per
-    image, im2col into one buffer kept across the batch, then one SGEMM written
-    straight into the image's output."""
+def conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw, groups):
+    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,g*C+c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]` for
+    output channel `o` of group `g` (`C` the filter's channels): per image and group,
+    im2col into one buffer kept across the batch, then one SGEMM written straight
+    into the group's output channels."""
     filters, channels, kernel_h, kernel_w = w.shape
-    out_h, out_w = out.shape[2], out.shape[3]
-    taps = channels * kernel_h * kernel_w
-    weights = np.ascontiguousarray(w).reshape((filters, taps))
-    if _pointwise(w, sh, sw, top, left, bottom, right):
-        for n in range(x.shape[0]):
-            image = x[n].reshape((channels, out_h * out_w))
-            _dot(weights, image, out[n].reshape((filters, out_h * out_w)), False, False)
+    per_group = filters // groups
+    if channels == 1 and groups > 1:
+        _depthwise(x, w, out, sh, sw, top, left, dh, dw, per_group)
         return
-    cols = np.empty((taps, out_h * out_w), x.dtype)
+    out_h, out_w = out.shape[2], out.shape[3]
+    pixels, taps = out_h * out_w, channels * kernel_h * kernel_w
+    weights = np.ascontiguousarray(w).reshape((filters, taps))
+    pointwise = _pointwise(w, sh, sw, top, left, bottom, right)
+    cols = np.empty((0 if pointwise else taps, pixels), x.dtype)
     for n in range(x.shape[0]):
-        _im2col(x[n], cols, 0, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
-        _dot(weights, cols, out[n].reshape((filters, out_h * out_w)), False, False)
+        for g in range(groups):
+            image = x[n, g * channels : (g + 1) * channels]
+            first, end = g * per_group, (g + 1) * per_group
+            target = out[n, first:end].reshape((per_group, pixels))
+            if pointwise:
+                _dot(weights[first:end], image.reshape((channels, pixels)), target, False, False)
+                continue
+            _im2col(image, cols, 0, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
+            _dot(weights[first:end], cols, target, False, False)
 
 
 @_jit
-def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw):
-    conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw)
+def _depthwise(x, w, out, sh, sw, top, left, dh, dw, per_group):
+    """A depthwise convolution (one input channel per group, `per_group` filters
+    each) as a direct loop: each output plane is its channel's taps, each scaled by
+    its weight and added over the outputs `[first, end)` whose tap is inside (a
+    product per group would be 1 x KH·KW by KH·KW x pixels: mostly call overhead)."""
+    height, width = x.shape[2], x.shape[3]
+    kernel_h, kernel_w = w.shape[2], w.shape[3]
+    out_h, out_w = out.shape[2], out.shape[3]
+    for n in range(x.shape[0]):
+        for o in range(w.shape[0]):
+            image, plane = x[n, o // per_group], out[n, o]
+            plane[:, :] = 0
+            for i in range(kernel_h):
+                p_first, p_end = _inside(i * dh - top, sh, height, out_h)
+                for j in range(kernel_w):
+                    offset = j * dw - left
+                    first, end = _inside(offset, sw, width, out_w)
+                    weight = w[o, 0, i, j]
+                    for p in range(p_first, p_end):
+                        row = image[p * sh + i * dh - top]
+                        target = plane[p]
+                        for q in range(first, end):
+                            target[q] += weight * row[q * sw + offset]
+
+
+@_jit
+def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw, groups):
+    conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw, groups)
     for o in range(out.shape[1]):
         out[:, o] += bias[o]
 
 
 @_jit
-def conv2d_grad_input(dy, w, out, sh, sw, top, left, bottom, right, dh, dw):
-    """The transpose of `conv2d` in its input: `col2im(w^T dy)` per image (`w^T dy`
-    itself for a pointwise convolution)."""
+def conv2d_grad_input(dy, w, out, sh, sw, top, left, bottom, right, dh, dw, groups):
+    """The transpose of `conv2d` in its input: `col2im(w^T dy)` per image and group,
+    into the group's input channels (`w^T dy` itself for a pointwise convolution)."""
     filters, channels, kernel_h, kernel_w = w.shape
+    per_group = filters // groups
     out_h, out_w = dy.shape[2], dy.shape[3]
-    taps = channels * kernel_h * kernel_w
+    pixels, taps = out_h * out_w, channels * kernel_h * kernel_w
     weights = np.ascontiguousarray(w).reshape((filters, taps))
-    if _pointwise(w, sh, sw, top, left, bottom, right):
-        for n in range(dy.shape[0]):
-            gradient = dy[n].reshape((filters, out_h * out_w))
-            _dot(weights, gradient, out[n].reshape((channels, out_h * out_w)), True, False)
-        return
-    out[:] = 0
-    cols = np.empty((taps, out_h * out_w), out.dtype)
+    pointwise = _pointwise(w, sh, sw, top, left, bottom, right)
+    if not pointwise:
+        out[:] = 0
+    cols = np.empty((0 if pointwise else taps, pixels), out.dtype)
     for n in range(dy.shape[0]):
-        _dot(weights, dy[n].reshape((filters, out_h * out_w)), cols, True, False)
-        _col2im(cols, out[n], kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
+        for g in range(groups):
+            first, end = g * per_group, (g + 1) * per_group
+            gradient = dy[n, first:end].reshape((per_group, pixels))
+            image = out[n, g * channels : (g + 1) * channels]
+            if pointwise:
+                target = image.reshape((channels, pixels))
+                _dot(weights[first:end], gradient, target, True, False)
+                continue
+            _dot(weights[first:end], gradient, cols, True, False)
+            _col2im(cols, image, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left, dh, dw)
 
 
 FILTER_GRADIENT_COLUMNS = 1 << 22
@@ -279,11 +322,13 @@ of float32): as many images as fit go into one product."""
 
 
 @_jit
-def conv2d_grad_filter(x, dy, out, sh, sw, top, left, bottom, right, dh, dw):
-    """`dw = sum_n dy[n] cols(x[n])^T`, as one product over a run of images: their
-    columns side by side `[(c, i, j), (n, p, q)]` against `dy` laid out the same
-    way `[o, (n, p, q)]` (runs bounded by `FILTER_GRADIENT_COLUMNS`)."""
+def conv2d_grad_filter(x, dy, out, sh, sw, top, left, bottom, right, dh, dw, groups):
+    """`dw = sum_n dy[n] cols(x[n])^T` per group (its output channels' rows of `dw`
+    against its input channels' columns), each as one product over a run of images:
+    their columns side by side `[(c, i, j), (n, p, q)]` against `dy` laid out the
+    same way `[o, (n, p, q)]` (runs bounded by `FILTER_GRADIENT_COLUMNS`)."""
     filters, channels, kernel_h, kernel_w = out.shape
+    per_group = filters // groups
     out_h, out_w = dy.shape[2], dy.shape[3]
     taps, pixels = channels * kernel_h * kernel_w, out_h * out_w
     total = out.reshape((filters, taps))
@@ -292,16 +337,34 @@ def conv2d_grad_filter(x, dy, out, sh, sw, top, left, bottom, right, dh, dw):
         return
     run = max(1, min(x.shape[0], FILTER_GRADIENT_COLUMNS // max(1, taps * pixels)))
     cols = np.empty((taps, run * pixels), out.dtype)
-    gradient = np.empty((filters, run * pixels), out.dtype)
-    partial = np.empty((filters, taps), out.dtype)
+    gradient = np.empty((per_group, run * pixels), out.dtype)
+    partial = np.empty((per_group, taps), out.dtype)
+    for g in range(groups):
+        first = g * per_group
+        _filter_gradient(x, dy, total[first : first + per_group], g * channels, first, cols,
+                         gradient, partial, run, kernel_h, kernel_w, sh, sw, top, left, dh,
+                         dw)  # fmt: skip
+
+
+@_jit
+def _filter_gradient(x, dy, total, channel, output, cols, gradient, partial, run, kernel_h,
+                     kernel_w, sh, sw, top, left, dh, dw):  # fmt: skip
+    """One group's `total = sum_n dy[n] cols(x[n])^T`, its channels of `x` from
+    `channel` and of `dy` from `output` (sliced per image: the slices of one image
+    are contiguous), `run` images to a product; `total` starts at zero."""
+    filters, channels = total.shape[0], total.shape[1] // (kernel_h * kernel_w)
+    out_h, out_w = dy.shape[2], dy.shape[3]
+    pixels = out_h * out_w
     for start in range(0, x.shape[0], run):
         images = min(run, x.shape[0] - start)
         for k in range(images):
             n = start + k
-            _im2col(x[n], cols, k * pixels, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left,
+            image = x[n, channel : channel + channels]
+            _im2col(image, cols, k * pixels, kernel_h, kernel_w, out_h, out_w, sh, sw, top, left,
                     dh, dw)  # fmt: skip
-            gradient[:, k * pixels : (k + 1) * pixels] = dy[n].reshape((filters, pixels))
-        if images == x.shape[0]:  # the whole batch in one product, straight into `out`
+            rows = dy[n, output : output + filters]
+            gradient[:, k * pixels : (k + 1) * pixels] = rows.reshape((filters, pixels))
+        if images == x.shape[0]:  # the whole batch in one product, straight into `total`
             _dot(gradient, cols, total, False, True)
             return
         if images < run:  # the last run of several: its columns made contiguous

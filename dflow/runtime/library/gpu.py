@@ -9,9 +9,11 @@ of a thread per output element, which sums in the output's element type (the
 zero of that type is passed in, so one kernel serves every element type).
 Matrix products stage their operands through shared memory in `TILE` x `TILE`
 tiles; convolutions and pools read global memory directly. Window parameters
-follow the `df` ops: strides (2), pads (top, left, bottom, right) and dilations
-(2), or kernel (2), strides, pads. The gradients of convolutions and pools have
-no GPU routine (`backend/numba/capabilities.py` keeps them on the CPU).
+follow the `df` ops: strides (2), pads (top, left, bottom, right), dilations
+(2) and groups, or kernel (2), strides, pads. A grouped convolution's thread of
+output channel `o` reads the input channels of its group, `o // (O / groups)`.
+The gradients of convolutions and pools have no GPU routine
+(`backend/numba/capabilities.py` keeps them on the CPU).
 """
 
 from __future__ import annotations
@@ -125,9 +127,10 @@ matmul = batch_matmul
 
 
 @cuda.jit(device=True, inline="always")
-def _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero):
-    channels, height, width = x.shape[1], x.shape[2], x.shape[3]
-    kernel_h, kernel_w = w.shape[2], w.shape[3]
+def _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, groups, zero):
+    height, width = x.shape[2], x.shape[3]
+    channels, kernel_h, kernel_w = w.shape[1], w.shape[2], w.shape[3]
+    base = (o // (w.shape[0] // groups)) * channels
     total = zero
     for c in range(channels):
         for i in range(kernel_h):
@@ -137,7 +140,7 @@ def _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero):
             for j in range(kernel_w):
                 z = q * sw + j * dw - left
                 if 0 <= z < width:
-                    total += x[n, c, y, z] * w[o, c, i, j]
+                    total += x[n, base + c, y, z] * w[o, c, i, j]
     return total
 
 
@@ -152,34 +155,38 @@ def _unflatten(thread, out):
 
 
 @cuda.jit(cache=True)
-def _conv2d_kernel(x, w, out, sh, sw, top, left, dh, dw, zero):
+def _conv2d_kernel(x, w, out, sh, sw, top, left, dh, dw, groups, zero):
     thread = cuda.grid(1)
     if thread >= out.size:
         return
     n, o, p, q = _unflatten(thread, out)
-    out[n, o, p, q] = _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero)
+    out[n, o, p, q] = _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, groups, zero)
 
 
 @cuda.jit(cache=True)
-def _conv2d_bias_kernel(x, w, bias, out, sh, sw, top, left, dh, dw, zero):
+def _conv2d_bias_kernel(x, w, bias, out, sh, sw, top, left, dh, dw, groups, zero):
     thread = cuda.grid(1)
     if thread >= out.size:
         return
     n, o, p, q = _unflatten(thread, out)
-    out[n, o, p, q] = _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, zero) + bias[o]
+    total = _conv_at(x, w, n, o, p, q, sh, sw, top, left, dh, dw, groups, zero)
+    out[n, o, p, q] = total + bias[o]
 
 
-def conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw):
-    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]`."""
+def conv2d(x, w, out, sh, sw, top, left, bottom, right, dh, dw, groups):
+    """`out[n,o,p,q] = sum_{c,i,j} xpad[n,g*C+c,p*sh+i*dh,q*sw+j*dw] * w[o,c,i,j]`, `g`
+    the group of output channel `o` and `C` the filter's channels."""
     if out.size:
-        _conv2d_kernel[_blocks(out.size), THREADS](x, w, out, sh, sw, top, left, dh, dw, _zero(out))
+        _conv2d_kernel[_blocks(out.size), THREADS](
+            x, w, out, sh, sw, top, left, dh, dw, groups, _zero(out)
+        )
 
 
-def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw):
+def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw, groups):
     """`conv2d` plus `bias[o]` on each output channel."""
     if out.size:
         _conv2d_bias_kernel[_blocks(out.size), THREADS](
-            x, w, bias, out, sh, sw, top, left, dh, dw, _zero(out)
+            x, w, bias, out, sh, sw, top, left, dh, dw, groups, _zero(out)
         )
 
 

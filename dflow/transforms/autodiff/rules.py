@@ -291,11 +291,7 @@ def _matmul(e: Emitter, op: nn.MatmulOp, g: SSAValue, wanted: Sequence[bool]) ->
 
 @gradient(nn.Conv2DOp)
 def _conv2d(e: Emitter, op: nn.Conv2DOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
-    window = {
-        "strides": op.stride_values,
-        "pads": op.pad_values,
-        "dilations": op.dilation_values,
-    }
+    window = op.window
     grads: Grads = [None] * len(wanted)
     if wanted[0]:
         input_type = static_tensor(op.input.type)

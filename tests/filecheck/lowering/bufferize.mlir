@@ -416,13 +416,13 @@ func.func @broadcast(%x: tensor<4x1xf32>) -> tensor<3x4x8xf32> {
 // -----
 
 // A lone conv2d is one library call, its strides, pads (top, left, bottom,
-// right) and dilations after the buffers; with a bias it is conv2d_bias.
+// right), dilations and groups after the buffers; with a bias it is conv2d_bias.
 
 // CHECK-LABEL: func.func @conv(
 // CHECK-NEXT:    df.conv2d %{{.*}}, %{{.*}} {df.kernel = @conv2d_0,
 // CHECK-NEXT:    df.conv2d %{{.*}}, %{{.*}}, %{{.*}} {df.kernel = @conv2d_1}
-// CHECK:       func.func private @dflow_conv2d_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-// CHECK-NEXT:  func.func private @dflow_conv2d_bias_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK:       func.func private @dflow_conv2d_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK-NEXT:  func.func private @dflow_conv2d_bias_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK-LABEL: func.func private @conv2d_0(
 // CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[W:.*]]: memref<4x3x3x3xf32>, %[[C:.*]]: memref<1x4x4x3xf32>) attributes {df.kernel, df.source = ["df.conv2d"], df.work = array<i64: 2592, 1392>} {
 // CHECK-NEXT:    %[[UX:.*]] = "memref.cast"(%[[X]])
@@ -436,7 +436,8 @@ func.func @broadcast(%x: tensor<4x1xf32>) -> tensor<3x4x8xf32> {
 // CHECK-NEXT:    %[[PR:.*]] = arith.constant 2 : i64
 // CHECK-NEXT:    %[[DH:.*]] = arith.constant 1 : i64
 // CHECK-NEXT:    %[[DW:.*]] = arith.constant 1 : i64
-// CHECK-NEXT:    func.call @dflow_conv2d_f32(%[[UX]], %[[UW]], %[[UC]], %[[SH]], %[[SW]], %[[PT]], %[[PL]], %[[PB]], %[[PR]], %[[DH]], %[[DW]])
+// CHECK-NEXT:    %[[G:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:    func.call @dflow_conv2d_f32(%[[UX]], %[[UW]], %[[UC]], %[[SH]], %[[SW]], %[[PT]], %[[PL]], %[[PB]], %[[PR]], %[[DH]], %[[DW]], %[[G]])
 // CHECK-NEXT:    func.return
 // CHECK-LABEL: func.func private @conv2d_1(
 // CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[W:.*]]: memref<4x3x3x3xf32>, %[[B:.*]]: memref<4xf32>, %[[D:.*]]: memref<1x4x6x6xf32>)

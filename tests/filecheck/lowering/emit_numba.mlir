@@ -85,7 +85,7 @@ func.func @main(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: tensor<8xf32>
 // CHECK:       main_cst0 = (np.frombuffer(bytes.fromhex('ff00ff00'), np.int8) != 0).reshape((4,))
 // CHECK-NOT:   @_kernel
 // CHECK:       def conv2d_0([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]], [[C:[A-Za-z0-9_]+]]):
-// CHECK-NEXT:      lib.conv2d_f32([[X]], [[W]], [[C]], numba.int64(2), numba.int64(2), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1))
+// CHECK-NEXT:      lib.conv2d_f32([[X]], [[W]], [[C]], numba.int64(2), numba.int64(2), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1), numba.int64(1))
 // CHECK-EMPTY:
 // CHECK:       def main(rt, x, w, x4, y4):
 // CHECK:           conv2d_0(x, w, c)

@@ -869,6 +869,21 @@ func.func @scale_into_conv_no_bias(%x: tensor<1x1x3x5xf32>) -> tensor<1x2x3x3xf3
   func.return %r : tensor<1x2x3x3xf32>
 }
 
+// A depthwise conv2d (groups = 2) scales the same way, its groups kept.
+
+// CHECK-LABEL: func.func @scale_into_depthwise_conv(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT:    %[[W:.*]] = df.constant dense<{{\[}}[{{\[}}[3.000000e+00]]], [{{\[}}[8.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK-NEXT:    %[[C:.*]] = df.conv2d %[[X]], %[[W]] {groups = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT:    func.return %[[C]] : tensor<1x2x4x4xf32>
+func.func @scale_into_depthwise_conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = df.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %s = df.constant dense<[[[3.0]], [[4.0]]]> : tensor<2x1x1xf32>
+  %c = df.conv2d %x, %w {groups = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = df.mul %c, %s : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  func.return %r : tensor<1x2x4x4xf32>
+}
+
 // Not: a filter that is not constant; a bias that is not constant; a filter
 // with another use.
 

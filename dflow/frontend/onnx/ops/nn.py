@@ -2,8 +2,6 @@
 `BatchNormalization` and `Dropout` (both for inference), `LayerNormalization`.
 
 Chosen compositions, where df has no op of its own:
-- a grouped (or depthwise) `Conv` is one `df.conv2d` per group on channel slices of
-  the input and filter, concatenated;
 - `ceil_mode` pools pad the end of each axis so that the last window exists (max
   pooling never picks padding, average pooling does not count it);
 - `count_include_pad=1` scales `df.avg_pool2d` (which divides by the elements
@@ -106,6 +104,8 @@ def gemm(node: Node) -> list[Tensor]:
 
 @converter("Conv", attributes=WINDOW_ATTRIBUTES | {"group"})
 def conv(node: Node) -> list[Tensor]:
+    """A 1-D or 2-D `Conv` as one `df.conv2d`, whose `groups` is the node's `group`
+    (grouped, or depthwise when it is the input's channels)."""
     x, w, bias = node.input(0), node.input(1), node.optional(2)
     rank = spatial_rank(node, x)
     if len(w.shape) != len(x.shape):
@@ -115,37 +115,18 @@ def conv(node: Node) -> list[Tensor]:
         raise node.error(f"kernel_shape {kernel} differs from the filter's {list(w.shape[2:])}")
     win = window(node, x, kernel)
     groups = node.int("group", 1)
-    x2, w2 = as_2d(x), as_2d(w)
-    if groups == 1:
-        return [from_2d(_conv2d(node, x2, w2, bias, win), rank)]
     channels, outputs = x.shape[1], w.shape[0]
     if groups < 1 or channels % groups or outputs % groups or w.shape[1] * groups != channels:
         raise node.error(
             f"group={groups} does not divide input {list(x.shape)} and filter {list(w.shape)}"
         )
-    step_in, step_out = channels // groups, outputs // groups
-    parts = [
-        _conv2d(
-            node,
-            _channels(x2, g * step_in, step_in),
-            _channels(w2, g * step_out, step_out, axis=0),
-            None if bias is None else bias[g * step_out : (g + 1) * step_out],
-            win,
-        )
-        for g in range(groups)
-    ]
-    return [from_2d(node.emit(df.ConcatOp([p.value for p in parts], 1)), rank)]
+    y = _conv2d(node, as_2d(x), as_2d(w), bias, win, groups)
+    return [from_2d(y, rank)]
 
 
-def _channels(x: Tensor, first: int, count: int, axis: int = 1) -> Tensor:
-    """`count` slices of `x` along `axis` from `first`."""
-    start = [0] * len(x.shape)
-    limit = list(x.shape)
-    start[axis], limit[axis] = first, first + count
-    return x.graph.emit(df.SliceOp(x.value, start, limit))
-
-
-def _conv2d(node: Node, x: Tensor, w: Tensor, bias: Tensor | None, win: Window) -> Tensor:
+def _conv2d(
+    node: Node, x: Tensor, w: Tensor, bias: Tensor | None, win: Window, groups: int
+) -> Tensor:
     return node.emit(
         df.Conv2DOp(
             x.value,
@@ -154,6 +135,7 @@ def _conv2d(node: Node, x: Tensor, w: Tensor, bias: Tensor | None, win: Window) 
             strides=win.strides,
             pads=win.pads,
             dilations=win.dilations,
+            groups=groups,
         )
     )
 

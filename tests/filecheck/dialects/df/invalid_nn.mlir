@@ -85,6 +85,62 @@ func.func @matmul_transpose_not_bool(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) 
 
 // -----
 
+// CHECK: {{^}}df.conv2d: groups 0 must be at least 1{{$}}
+func.func @conv2d_zero_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  %0 = df.conv2d %x, %w {groups = 0 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d: input 1x4x8x8 has 4 channels but filter 4x1x3x3 in 2 groups expects 2{{$}}
+func.func @conv2d_group_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x3x3xf32>) {
+  %0 = df.conv2d %x, %w {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d: filter 6x1x3x3 has 6 output channels, not divisible by 4 groups{{$}}
+func.func @conv2d_group_outputs(%x: tensor<1x4x8x8xf32>, %w: tensor<6x1x3x3xf32>) {
+  %0 = df.conv2d %x, %w {groups = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x6x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d: bias tensor<4xf32> must be a vector of 8 f32 (one per output channel){{$}}
+func.func @conv2d_depthwise_bias(%x: tensor<1x4x8x8xf32>, %w: tensor<8x1x3x3xf32>, %b: tensor<4xf32>) {
+  %0 = df.conv2d %x, %w, %b {groups = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<8x1x3x3xf32>, tensor<4xf32>) -> tensor<1x8x6x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d_grad_input: input 1x4x8x8 has 4 channels but filter 6x2x3x3 in 3 groups expects 6{{$}}
+func.func @conv2d_grad_input_groups(%dy: tensor<1x6x6x6xf32>, %w: tensor<6x2x3x3xf32>) {
+  %0 = df.conv2d_grad_input %dy, %w {groups = 3 : i64} : (tensor<1x6x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d_grad_filter: filter 6x2x3x3 has 6 output channels, not divisible by 4 groups{{$}}
+func.func @conv2d_grad_filter_groups(%x: tensor<1x8x8x8xf32>, %dy: tensor<1x6x6x6xf32>) {
+  %0 = df.conv2d_grad_filter %x, %dy {groups = 4 : i64} : (tensor<1x8x8x8xf32>, tensor<1x6x6x6xf32>) -> tensor<6x2x3x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}2.000000e+00 : f32 should be of base attribute integer{{$}}
+func.func @conv2d_groups_not_integer(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  %0 = df.conv2d %x, %w {groups = 2.0 : f32} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}df.conv2d: input 1x3x8x8 has 3 channels but filter 4x2x3x3 expects 2{{$}}
 func.func @conv2d_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
   %0 = df.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>

@@ -3,7 +3,7 @@
 
 // Contractions and windows: matmul, conv2d and its two gradients, pooling.
 // Properties equal to their defaults (transpose_a/transpose_b = false,
-// strides = 1,1, pads = 0,0,0,0, dilations = 1,1) are not printed.
+// strides = 1,1, pads = 0,0,0,0, dilations = 1,1, groups = 1) are not printed.
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x16xf32>, %[[AT:.*]]: tensor<8x4xf32>, %[[BT:.*]]: tensor<16x8xf32>)
@@ -63,7 +63,7 @@ func.func @conv2d(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4
   %4 = df.conv2d %x, %w {strides = array<i64: 1, 2>, pads = array<i64: 1, 0, 0, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x7x4xf32>
   %5 = df.conv2d %x, %w {strides = array<i64: 2, 1>, pads = array<i64: 2, 2, 2, 2>, dilations = array<i64: 3, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x10xf32>
   // Explicit default values are dropped, only the others are printed.
-  %6 = df.conv2d %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+  %6 = df.conv2d %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
   %7 = df.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x7xf32>
   func.return %0 : tensor<1x4x6x6xf32>
 }
@@ -104,6 +104,38 @@ func.func @conv2d_grads(%x: tensor<1x3x8x8xf32>, %dy: tensor<1x4x6x6xf32>, %w: t
   %7 = df.conv2d_grad_filter %x, %ds {dilations = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<1x4x4x4xf32>) -> tensor<4x3x3x3xf32>
   %8 = df.conv2d_grad_input %dy, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x8x8xf32>
   func.return
+}
+
+// Grouped convolutions: `groups` splits the C input and O output channels into
+// that many groups (the filter is O x C/groups x KH x KW); depthwise when groups
+// = C. The gradients carry it too; groups = 1 is the default and not printed.
+
+// CHECK-LABEL: func.func @conv2d_grouped(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>, %[[B:.*]]: tensor<6xf32>, %[[WD:.*]]: tensor<8x1x3x3xf32>, %[[DY:.*]]: tensor<1x6x6x6xf32>)
+func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>, %wd: tensor<8x1x3x3xf32>, %dy: tensor<1x6x6x6xf32>) {
+  // CHECK-NEXT: df.conv2d %[[X]], %[[W]], %[[B]] {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+  // CHECK-NEXT: df.conv2d %[[X]], %[[WD]] {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32>
+  // CHECK-NEXT: df.conv2d_grad_input %[[DY]], %[[W]] {groups = 2 : i64} : (tensor<1x6x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
+  // CHECK-NEXT: df.conv2d_grad_filter %[[X]], %[[DY]] {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<1x6x6x6xf32>) -> tensor<6x2x3x3xf32>
+  // CHECK-NEXT: df.conv2d %[[X]], %[[W]] {dilations = array<i64: 1, 2>, groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x4xf32>
+  // CHECK-NEXT: func.return
+  %0 = df.conv2d %x, %w, %b {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+  %1 = df.conv2d %x, %wd {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %2 = df.conv2d_grad_input %dy, %w {groups = 2 : i64} : (tensor<1x6x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %3 = df.conv2d_grad_filter %x, %dy {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<1x6x6x6xf32>) -> tensor<6x2x3x3xf32>
+  %4 = df.conv2d %x, %w {dilations = array<i64: 1, 2>, groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x4xf32>
+  func.return
+}
+
+// CHECK-LABEL: func.func @conv2d_depthwise(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3x5x5xf64>, %[[W:.*]]: tensor<3x1x3x3xf64>, %[[B:.*]]: tensor<3xf64>)
+func.func @conv2d_depthwise(%x: tensor<2x3x5x5xf64>, %w: tensor<3x1x3x3xf64>, %b: tensor<3xf64>) -> tensor<2x3x5x5xf64> {
+  // CHECK-NEXT: %[[C:.*]] = df.conv2d %[[X]], %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>, groups = 3 : i64} : (tensor<2x3x5x5xf64>, tensor<3x1x3x3xf64>, tensor<3xf64>) -> tensor<2x3x5x5xf64>
+  // CHECK-NEXT: %{{.*}} = df.conv2d %[[X]], %[[W]] {pads = array<i64: 1, 1, 1, 1>, groups = 3 : i64} : (tensor<2x3x5x5xf64>, tensor<3x1x3x3xf64>) -> tensor<2x3x5x5xf64>
+  // CHECK-NEXT: func.return %[[C]] : tensor<2x3x5x5xf64>
+  %0 = df.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 3 : i64} : (tensor<2x3x5x5xf64>, tensor<3x1x3x3xf64>, tensor<3xf64>) -> tensor<2x3x5x5xf64>
+  %1 = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 3 : i64} : (tensor<2x3x5x5xf64>, tensor<3x1x3x3xf64>) -> tensor<2x3x5x5xf64>
+  func.return %0 : tensor<2x3x5x5xf64>
 }
 
 // Pooling: `kernel` is required and always printed; strides and pads default.
