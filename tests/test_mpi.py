@@ -374,3 +374,12 @@ def test_a_trace_has_a_process_per_rank(tmp_path: Path) -> None:
         assert receive["ts"] + receive["dur"] >= send["ts"]
     assert "profile of @main: 20 traced runs" in ran.stderr
     assert "cpu:1@1" in ran.stderr and "cpu:0@0" in ran.stderr
+
+
+def test_an_option_refused_before_mpi_starts_is_one_line() -> None:
+    """Every rank checks the options before any MPI call; the ranks other than 0 (as
+    `mpirun` names them in the environment: `runtime/launcher.py`) stay quiet."""
+    run = mpirun(2, "run", TOWERS, "--devices", "cpu:0,cpu:0", "--mpi")
+    assert run.returncode != 0
+    lines = [line for line in run.stderr.splitlines() if "error:" in line]
+    assert lines == [f"{TOWERS}: error: --devices: device cpu:0 is listed twice in 'cpu:0,cpu:0'"]

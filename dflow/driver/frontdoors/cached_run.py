@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dflow.driver.compilation.cache import SIGNATURES, mark_used, private_cache_entry, program_key
-from dflow.driver.errors import DflowError
+from dflow.driver.errors import DflowError, QuietFailureError
 from dflow.driver.loading.arrays import (
     Array,
     EntrySignature,
@@ -32,13 +32,19 @@ from dflow.driver.loading.arrays import (
 from dflow.driver.loading.run_options import RunOptions, request_text, require_gpus, run_options
 from dflow.driver.tools.profiling import run_program
 from dflow.runtime import ProgramError, load_program
+from dflow.runtime.launcher import launched_rank
 from dflow.runtime.program import DEVICE_MODULE
 
 
 def run(args: argparse.Namespace) -> None:
     """`dflow run`: from the cache, else the whole way; the outputs shown (none on an
     MPI rank other than 0)."""
-    options = run_options(args)
+    try:
+        options = run_options(args)
+    except DflowError as error:  # every rank checks the options: rank 0 alone says why
+        if args.mpi and launched_rank() not in (None, 0):
+            raise QuietFailureError(error.message) from None
+        raise
     outputs = run_cached(options)
     if outputs is None:
         from dflow.driver.frontdoors.commands import run_whole  # noqa: PLC0415 (imports the compiler)
