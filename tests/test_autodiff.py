@@ -125,6 +125,11 @@ UNARY: list[tuple[str, Body, Callable[..., Array]]] = [
     ("tanh", lambda x: x.tanh(), normal),
     ("erf", lambda x: x.erf(), normal),
     ("sigmoid", lambda x: x.sigmoid(), normal),
+    ("floor", lambda x: x.floor(), normal),  # zero between integers
+    ("ceil", lambda x: x.ceil(), normal),
+    ("round", lambda x: x.round(), normal),
+    ("sin", lambda x: x.sin(), normal),
+    ("cos", lambda x: x.cos(), normal),
     ("relu", lambda x: x.relu(), away_from_zero),
     ("abs", abs, away_from_zero),
     ("square", lambda x: x.square(), normal),

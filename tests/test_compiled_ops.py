@@ -64,6 +64,11 @@ UNARY_FLOATS: dict[str, Callable[[Tensor], Tensor]] = {
     "tanh": lambda x: x.tanh(),
     "erf": lambda x: x.erf(),
     "sigmoid": lambda x: x.sigmoid(),
+    "floor": lambda x: x.floor(),
+    "ceil": lambda x: x.ceil(),
+    "round": lambda x: x.round(),
+    "sin": lambda x: x.sin(),
+    "cos": lambda x: x.cos(),
 }
 BINARY_NUMBERS: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "add": lambda a, b: a + b,
@@ -90,8 +95,9 @@ def test_unary_ops(tmp_path: Path, dtype: str) -> None:
     rng = np.random.default_rng(1)
     x = normal(rng, (4, 8), dtype)
     if dtype in FLOATS:
-        # zero, a negative zero, large magnitudes (exp overflows, sigmoid saturates)
-        x.flat[:5] = [0.0, -0.0, 100.0, -100.0, 1e-3]
+        # zero, a negative zero, large magnitudes (exp overflows, sigmoid saturates),
+        # halves (round goes to even)
+        x.flat[:9] = [0.0, -0.0, 100.0, -100.0, 1e-3, 0.5, 1.5, -2.5, -0.5]
     else:
         x.flat[:3] = [0, 70000, -70001]  # square wraps in i32
     positive = np.abs(normal(rng, (4, 8), dtype)) + 0.1 if dtype in FLOATS else x

@@ -45,15 +45,18 @@ from dflow.dialects.df import (
     AvgPool2DOp,
     BroadcastToOp,
     CastOp,
+    CeilOp,
     ConcatOp,
     ConstantOp,
     Conv2DGradFilterOp,
     Conv2DGradInputOp,
     Conv2DOp,
+    CosOp,
     DivOp,
     EqualOp,
     ErfOp,
     ExpOp,
+    FloorOp,
     FusedOp,
     GreaterEqualOp,
     GreaterOp,
@@ -75,10 +78,12 @@ from dflow.dialects.df import (
     ReduceSumOp,
     ReluOp,
     ReshapeOp,
+    RoundOp,
     RsqrtOp,
     SelectOp,
     SendOp,
     SigmoidOp,
+    SinOp,
     SliceOp,
     SoftmaxOp,
     SqrtOp,
@@ -246,6 +251,11 @@ def erf_series(x: Array) -> Array:
     return (2 / np.sqrt(np.pi) * total).astype(np.asarray(x).dtype)
 
 
+def per_element(function: Callable[[float], float]) -> Callable[[Array], Array]:
+    """`function` of Python's `math` (or `round`, halves to even) on each value, as floats."""
+    return np.vectorize(function, otypes=[np.float64])
+
+
 UNARY: dict[type[Operation], tuple[Callable[[Array], Array], tuple[float, float], tuple]] = {
     NegOp: (lambda x: -x, (-3, 3), NUMBERS),
     ReciprocalOp: (lambda x: 1.0 / x, (0.25, 4), FLOATS),
@@ -256,6 +266,11 @@ UNARY: dict[type[Operation], tuple[Callable[[Array], Array], tuple[float, float]
     TanhOp: (np.tanh, (-4, 4), FLOATS),
     ErfOp: (erf_series, (-3, 3), FLOATS),
     SigmoidOp: (lambda x: 1.0 / (1.0 + np.exp(-x)), (-6, 6), FLOATS),
+    FloorOp: (per_element(math.floor), (-5, 5), FLOATS),
+    CeilOp: (per_element(math.ceil), (-5, 5), FLOATS),
+    RoundOp: (per_element(round), (-5, 5), FLOATS),
+    SinOp: (per_element(math.sin), (-3, 3), FLOATS),
+    CosOp: (per_element(math.cos), (-1.5, 1.5), FLOATS),
     ReluOp: (lambda x: np.where(x > 0, x, 0), (-3, 3), NUMBERS),
     AbsOp: (lambda x: np.where(x < 0, -x, x), (-3, 3), NUMBERS),
     SquareOp: (lambda x: x * x, (-3, 3), NUMBERS),
@@ -286,6 +301,34 @@ def test_sigmoid_saturates_without_overflow(dtype: str) -> None:
 def test_sigmoid_keeps_relative_precision_for_negative_inputs(dtype: str, x: list[float]) -> None:
     values = np.array(x, DTYPES[dtype])
     check(run1(SigmoidOp, values), 1.0 / (1.0 + np.exp(-wide(values))), dtype)
+
+
+ROUNDING_EDGES = [-2.5, -1.5, -0.5, -0.25, -0.0, 0.0, 0.5, 1.5, 2.5, 0.49999997, 2.0**52 + 1]
+"""Halves (to even), zeros (signed), a value just under one half, an odd integer."""
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize(
+    ("op", "expected"),
+    [
+        (FloorOp, [-3, -2, -1, -1, -0.0, 0, 0, 1, 2, 0, 2.0**52 + 1]),
+        (CeilOp, [-2, -1, -0.0, -0.0, -0.0, 0, 1, 2, 3, 1, 2.0**52 + 1]),
+        (RoundOp, [-2, -2, -0.0, -0.0, -0.0, 0, 0, 2, 2, 0, 2.0**52 + 1]),
+    ],
+    ids=["floor", "ceil", "round"],
+)
+def test_rounding_halves_zeros_and_infinities(
+    op: type[Operation], expected: list[float], dtype: str
+) -> None:
+    """NumPy's `floor`, `ceil` and `rint` at the edges: halves to even, the sign of a
+    zero result kept, infinities and large integers unchanged."""
+    x = np.array([*ROUNDING_EDGES, math.inf, -math.inf], DTYPES[dtype])
+    want = np.array([*expected, math.inf, -math.inf], DTYPES[dtype])
+    if dtype == "f32":  # 0.49999997 and 2**52 + 1 are other numbers in f32
+        want[-4:-2] = {FloorOp: [0, 2.0**52], CeilOp: [1, 2.0**52], RoundOp: [0, 2.0**52]}[op]
+    actual = run1(op, x)
+    np.testing.assert_array_equal(actual, want)
+    np.testing.assert_array_equal(np.signbit(actual), np.signbit(want))
 
 
 # ----------------------------------------------------------------------------- binary

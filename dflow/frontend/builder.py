@@ -332,6 +332,21 @@ class Tensor:
     def sigmoid(self) -> Tensor:
         return self._unary(df.SigmoidOp)
 
+    def floor(self) -> Tensor:
+        return self._unary(df.FloorOp)
+
+    def ceil(self) -> Tensor:
+        return self._unary(df.CeilOp)
+
+    def round(self) -> Tensor:
+        return self._unary(df.RoundOp)
+
+    def sin(self) -> Tensor:
+        return self._unary(df.SinOp)
+
+    def cos(self) -> Tensor:
+        return self._unary(df.CosOp)
+
     def relu(self) -> Tensor:
         return self._unary(df.ReluOp)
 

@@ -5,9 +5,9 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: an element type outside FLOAT, DOUBLE, INT32, INT64 and BOOL, a 3-D window,
-MaxPool's Indices output, training mode, or `Mod` of floats fed at run time (df has
-no floor or truncation to compute it exactly; `tests/test_onnx_composites.py` folds
-those cases' constants instead). The reason is read from the model,
+MaxPool's Indices output, training mode, or `Mod` of floats fed at run time
+(`x - trunc(x/y)·y` rounds where `fmod` is exact; `tests/test_onnx_composites.py`
+folds those cases' constants instead). The reason is read from the model,
 not from the importer, and `tests/test_onnx_conformance.py` checks that the
 importer refuses each excluded case with one line naming that reason.
 

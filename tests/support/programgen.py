@@ -73,6 +73,9 @@ SECOND_DEVICE = "cpu:1"
 RECEIVE_TIMEOUT_S = 600.0
 """Generous: a device may wait while the other compiles its kernels (cold, under load)."""
 EXACT_UNARY = ("neg", "abs", "relu", "square", "identity", "sqrt", "reciprocal")
+ROUNDING = ("floor", "ceil", "round")
+"""Exact, but a step: applied to exact values only (a value within the tolerance of an
+integer could round the other way)."""
 EXACT_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
 
 
@@ -223,8 +226,10 @@ class _Builder:
         if x is None:
             return None
         names = list(UNARY_FLOAT if x.element in FLOATS else UNARY_NUMBER)
+        names = [name for name in names if x.exact or name not in ROUNDING]
         name = names[int(self.rng.integers(len(names)))]
-        return Value(UNARY_FLOAT[name](self, x), x.exact and name in EXACT_UNARY)
+        exact = name in EXACT_UNARY or name in ROUNDING
+        return Value(UNARY_FLOAT[name](self, x), x.exact and exact)
 
     def binary(self) -> Value | None:
         x = self.pick(("f32", "f64", "i32", "i64"))
@@ -435,6 +440,11 @@ def _guarded(x: Tensor, builder: _Builder, value: Value) -> Tensor:
     return abs(x) + builder.scalar(value, 0.5)
 
 
+def _clamped(x: Tensor, builder: _Builder, value: Value) -> Tensor:
+    """`x` within [-4, 4]."""
+    return x.maximum(builder.scalar(value, -4)).minimum(builder.scalar(value, 4))
+
+
 UNARY_NUMBER: dict[str, Callable[[_Builder, Value], Tensor]] = {
     "neg": lambda b, x: -x.tensor,
     "abs": lambda b, x: abs(x.tensor),
@@ -452,6 +462,12 @@ UNARY_FLOAT: dict[str, Callable[[_Builder, Value], Tensor]] = {
     "tanh": lambda b, x: x.tensor.tanh(),
     "erf": lambda b, x: x.tensor.erf(),
     "sigmoid": lambda b, x: x.tensor.sigmoid(),
+    "floor": lambda b, x: x.tensor.floor(),
+    "ceil": lambda b, x: x.tensor.ceil(),
+    "round": lambda b, x: x.tensor.round(),
+    # clamped, so that an inexact x's error is not that of a large argument
+    "sin": lambda b, x: _clamped(x.tensor, b, x).sin(),
+    "cos": lambda b, x: _clamped(x.tensor, b, x).cos(),
 }
 BINARY_NUMBER: dict[str, Callable[[_Builder, Value, Value], Tensor]] = {
     "add": lambda b, x, y: x.tensor + y.tensor,

@@ -45,6 +45,13 @@ VECTOR_FUNCTIONS: dict[type[Operation], str] = {
 }
 """The `math` ops CPU kernels compute with `runtime/library/vmath.py`."""
 
+ROUNDING_FUNCTIONS: dict[type[Operation], str] = {
+    math.FloorOp: "floor",
+    math.CeilOp: "ceil",
+    math.RoundEvenOp: "rint",
+}
+"""The `math` ops CPU kernels compute with NumPy's functions, whose results stay floats."""
+
 
 class CpuKernelPrinter(KernelPrinter):
     """Kernels for `@numba.njit`: loops are `for` loops (`prange` for the outermost
@@ -73,6 +80,12 @@ class CpuKernelPrinter(KernelPrinter):
         """`vm.<function>_<f32|f64>(x)`: vectorizable, within `vm.ERROR_BOUNDS`."""
         suffix = "f32" if isinstance(op.result.type, Float32Type) else "f64"
         self.assign(op, f"vm.{VECTOR_FUNCTIONS[type(op)]}_{suffix}({self.value(op.operand)})")
+
+    @print_op.register
+    def _(self, op: math.FloorOp | math.CeilOp | math.RoundEvenOp) -> None:
+        """`np.floor(x)` (numba's `math.floor` is an int, as Python's: no -0.0, no inf),
+        `np.ceil(x)`, `np.rint(x)` (halves to even)."""
+        self.assign(op, f"np.{ROUNDING_FUNCTIONS[type(op)]}({self.value(op.operand)})")
 
     @print_op.register
     def _(self, op: memref.AllocOp) -> None:

@@ -49,6 +49,10 @@ _BUILTIN_CALLS: dict[type[Operation], str] = {
     math.SqrtOp: "math.sqrt",
     math.TanhOp: "math.tanh",
     math.ErfOp: "math.erf",
+    math.FloorOp: "math.floor",
+    math.CeilOp: "math.ceil",
+    math.SinOp: "math.sin",
+    math.CosOp: "math.cos",
 }
 _COMPARISONS = {
     "oeq": "==",
@@ -128,6 +132,24 @@ class KernelPrinter(PythonPrinter):
     def _(self, op: math.RsqrtOp) -> None:
         one = literal(FloatAttr(1.0, op.result.type))  # type: ignore[arg-type]
         self.assign(op, f"{one} / math.sqrt({self.value(op.operand)})")
+
+    @print_op.register
+    def _(self, op: math.RoundEvenOp) -> None:
+        """Round half to even from `math.floor` (a float on CUDA; numba.cuda has no
+        `rint`, and the simulator's libdevice returns None): `f = floor(x)`, then
+        `f + 1` where `x - f` is above one half, or is one half and `f` odd. `x - f` is
+        exact (Sterbenz) except for `x` in (-0.5, 0), where it rounds to at least one
+        half and `f = -1` is odd, so the result is 0 all the same; `copysign` gives
+        `-0.0` for `x` in [-0.5, 0) as `np.rint` does, and ±inf and NaN pass through
+        (`x - f` is NaN). The CPU printer uses `np.rint` instead."""
+        x = self.value(op.operand)
+        f = self.names.namespace.unique(None, "floor")
+        half = literal(FloatAttr(0.5, op.result.type))  # type: ignore[arg-type]
+        one = literal(FloatAttr(1.0, op.result.type))  # type: ignore[arg-type]
+        self.out(f"{f} = math.floor({x})")
+        odd = f"math.floor({f} * {half}) != {f} * {half}"
+        up = f"{x} - {f} > {half} or ({x} - {f} == {half} and {odd})"
+        self.assign(op, f"math.copysign({f} + {one} if {up} else {f}, {x})")
 
     @print_op.register
     def _(self, op: arith.CmpfOp | arith.CmpiOp) -> None:

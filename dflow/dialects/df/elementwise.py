@@ -182,6 +182,48 @@ class ErfOp(FloatUnaryOp):
 
 
 @irdl_op_definition
+class FloorOp(FloatUnaryOp):
+    """The largest integer not above `x` (`-0.0`, ±inf and NaN stay as they are)."""
+
+    name = "df.floor"
+    NUMPY = staticmethod(np.floor)
+
+
+@irdl_op_definition
+class CeilOp(FloatUnaryOp):
+    """The smallest integer not below `x` (`-0.5` gives `-0.0`)."""
+
+    name = "df.ceil"
+    NUMPY = staticmethod(np.ceil)
+
+
+@irdl_op_definition
+class RoundOp(FloatUnaryOp):
+    """`x` rounded to the nearest integer, halves to even (ONNX Round, `np.rint`)."""
+
+    name = "df.round"
+    NUMPY = staticmethod(np.rint)
+
+
+@irdl_op_definition
+class SinOp(FloatUnaryOp):
+    """The sine of `x` radians."""
+
+    name = "df.sin"
+    NUMPY = staticmethod(np.sin)
+    traits = traits_def(FlopsPerElement(8))
+
+
+@irdl_op_definition
+class CosOp(FloatUnaryOp):
+    """The cosine of `x` radians."""
+
+    name = "df.cos"
+    NUMPY = staticmethod(np.cos)
+    traits = traits_def(FlopsPerElement(8))
+
+
+@irdl_op_definition
 class SigmoidOp(FloatUnaryOp):
     """`1 / (1 + e ** -x)`, without overflow."""
 

@@ -114,6 +114,11 @@ _MATH_UNARY: dict[type[Operation], type[Operation]] = {
     ew.RsqrtOp: math.RsqrtOp,
     ew.TanhOp: math.TanhOp,
     ew.ErfOp: math.ErfOp,
+    ew.FloorOp: math.FloorOp,
+    ew.CeilOp: math.CeilOp,
+    ew.RoundOp: math.RoundEvenOp,
+    ew.SinOp: math.SinOp,
+    ew.CosOp: math.CosOp,
 }
 
 

@@ -156,6 +156,11 @@ _UNARY: dict[
         e.scale(g, 2 / math.sqrt(math.pi)), e.emit(ew.ExpOp(e.neg(e.emit(ew.SquareOp(a)))))
     ),
     ew.SigmoidOp: lambda e, a, y, g: e.mul(e.mul(g, y), _one_minus(e, y)),
+    ew.FloorOp: lambda e, a, y, g: e.zeros(a.type),
+    ew.CeilOp: lambda e, a, y, g: e.zeros(a.type),
+    ew.RoundOp: lambda e, a, y, g: e.zeros(a.type),
+    ew.SinOp: lambda e, a, y, g: e.mul(g, e.emit(ew.CosOp(a))),
+    ew.CosOp: lambda e, a, y, g: e.neg(e.mul(g, e.emit(ew.SinOp(a)))),
     ew.ReluOp: _relu,
     ew.AbsOp: _abs,
     ew.SquareOp: lambda e, a, y, g: e.scale(e.mul(g, a), 2.0),

@@ -8,7 +8,8 @@ zero and `Pow` is exact, both through `f64` (exact below 2⁵³). `Mod` folds wh
 operands are constants (NumPy's `mod` and `fmod`, which are ONNX's); on integers
 computed at run time it is `a - q·b` with `q` estimated in `f64` and the remainder
 corrected, exact for every `i32` and `i64`. Floats computed at run time are refused:
-df has no floor or truncation, and `x - trunc(x/y)·y` rounds where `fmod` is exact.
+`x - trunc(x/y)·y` rounds where `fmod` is exact (the product, and `x/y` past 2²⁴ or
+2⁵³, where its integer part is no longer that of the true quotient).
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ UNARY: dict[str, type[df.UnaryElementwiseOp]] = {
     "Sigmoid": df.SigmoidOp,
     "Relu": df.ReluOp,
     "Erf": df.ErfOp,
+    "Floor": df.FloorOp,
+    "Ceil": df.CeilOp,
+    "Round": df.RoundOp,
+    "Sin": df.SinOp,
+    "Cos": df.CosOp,
 }
 
 BINARY: dict[str, type[df.BinaryElementwiseOp]] = {
@@ -258,9 +264,9 @@ def mod(node: Node) -> list[Tensor]:
         return [folded]
     if element in FLOATS:
         raise node.error(
-            "Mod of floating-point operands computed at run time is not supported: df has "
-            "no floor or truncation op to compute it exactly (it folds when both operands "
-            "are constants)"
+            "Mod of floating-point operands computed at run time is not supported: "
+            "x - trunc(x/y)*y in df ops rounds where fmod is exact (it folds when both "
+            "operands are constants)"
         )
     return [_integer_mod(node, a, b, fmod=bool(fmod))]
 

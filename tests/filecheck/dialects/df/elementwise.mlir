@@ -17,6 +17,11 @@ func.func @unary_f32(%x: tensor<4x8xf32>) {
   // CHECK-NEXT: %{{.*}} = df.tanh %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.erf %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.sigmoid %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.floor %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.ceil %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.round %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.sin %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.cos %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.relu %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.abs %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.square %[[X]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -31,6 +36,11 @@ func.func @unary_f32(%x: tensor<4x8xf32>) {
   %6 = df.tanh %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %e = df.erf %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %7 = df.sigmoid %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %floor = df.floor %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ceil = df.ceil %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %round = df.round %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %sin = df.sin %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %cos = df.cos %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %8 = df.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %9 = df.abs %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %10 = df.square %x : (tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -68,6 +68,14 @@ func.func @erf_i32(%x: tensor<4xi32>) {
 
 // -----
 
+// CHECK: {{^}}df.round: operand must have a floating-point element type, got i32{{$}}
+func.func @round_i32(%x: tensor<4xi32>) {
+  %0 = df.round %x : (tensor<4xi32>) -> tensor<4xi32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}df.sigmoid: operand must have a floating-point element type, got i64{{$}}
 func.func @sigmoid_i64(%x: tensor<4xi64>) {
   %0 = df.sigmoid %x : (tensor<4xi64>) -> tensor<4xi64>
