@@ -21,10 +21,12 @@ def test_the_corpus_holds_every_runnable_case_and_model() -> None:
 
 
 def test_every_mutator_changes_its_model() -> None:
-    """A mutator that leaves its models alone would test nothing."""
+    """A mutator that leaves its models alone would test nothing. (Some leave some
+    models alone by design, such as a model without initializers for
+    `change_initializer_dims`: 60 models of the corpus, spread over it, are drawn.)"""
     for mutator in [*fuzz_onnx.STRUCTURE_MUTATORS, *fuzz_onnx.BYTE_MUTATORS]:
         changed = 0
-        for seed in range(20):
+        for seed in range(60):
             model = fuzz_onnx.corpus()[seed * 13 % len(fuzz_onnx.corpus())]
             case = fuzz_onnx.Case(seed, model, mutator, "import")
             changed += fuzz_onnx.mutant_bytes(case) != model.proto.SerializeToString()
