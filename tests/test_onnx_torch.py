@@ -3,7 +3,7 @@ symbolic batch axis, the input named `input.1` as PyTorch names it) through dflo
 compiled and compared with ONNX Runtime (one thread) and with PyTorch itself: an MLP
 at opsets 11, 13 and 17, a CNN with its BatchNorm kept (a grouped convolution, both
 pools, `ceil_mode`), ResNet-18 as torchvision defines it (`tests/support/torch_models.py`) with
-random weights.
+random weights; a small language model's input layer, its token ids fed at run time.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import onnx
 import pytest
 from numpy.typing import NDArray
@@ -107,3 +108,51 @@ def test_exported_resnet18() -> None:
     module = resnet18()
     model = export(module, (1, 3, 224, 224), 17)
     check_exported(module, model, batch_input((1, 3, 224, 224)))
+
+
+class TinyLanguageModel(torch.nn.Module):
+    """What a language model's input layer exports: token and position embeddings
+    (`Gather`, the token ids a graph input), LayerNorm, a head, and the logits of
+    chosen tokens picked by `torch.gather` (`GatherElements`, also fed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tokens = torch.nn.Embedding(50, 16)
+        self.positions = torch.nn.Embedding(8, 16)
+        self.norm = torch.nn.LayerNorm(16)
+        self.head = torch.nn.Linear(16, 50)
+
+    def forward(self, ids: Any, picks: Any) -> Any:
+        positions = torch.arange(ids.shape[1])
+        hidden = self.norm(self.tokens(ids) + self.positions(positions))
+        return torch.gather(self.head(torch.nn.functional.gelu(hidden)), 2, picks)
+
+
+def test_exported_embeddings_with_token_ids_fed_at_run_time() -> None:
+    torch.manual_seed(0)
+    module = TinyLanguageModel().eval()
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 50, (2, 8))
+    ids[0, :3] = 7  # a repeated token
+    picks = rng.integers(-50, 50, (2, 8, 3))
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module, (torch.from_numpy(ids), torch.from_numpy(picks % 50)), buffer, dynamo=False,
+            opset_version=17, input_names=["ids", "picks"], output_names=["chosen"],
+        )  # fmt: skip
+    model = onnx.load_from_string(buffer.getvalue())
+    assert {"Gather", "GatherElements", "LayerNormalization"} <= {
+        n.op_type for n in model.graph.node
+    }
+    picks %= 50  # ONNX Runtime refuses negative GatherElements indices; dflow takes them
+    (expected,) = onnx_runtime(model, {"ids": ids, "picks": picks})
+    with torch.no_grad():
+        eager = module(torch.from_numpy(ids), torch.from_numpy(picks)).numpy()
+    program = dflow.compile(model)
+    assert_close(program(ids=ids, picks=picks), expected)
+    assert_close(program(ids=ids, picks=picks - 50), eager)  # negative: from the end
+    ids[1, 2] = 50
+    with pytest.raises(dflow.DflowError, match=r"df\.gather: index 50 is out of range"):
+        program(ids=ids, picks=picks)

@@ -42,6 +42,7 @@ from dflow.dialects.df import (
     Conv2DOp,
     ConvolutionOp,
     IdentityOp,
+    IndexingOp,
     MatmulOp,
     PoolingOp,
     SelectOp,
@@ -125,17 +126,19 @@ def test_every_elementwise_op_lowers_to_scalar_ops() -> None:
     }
 
 
-LIBRARY_OPS: tuple[type[Operation], ...] = (MatmulOp, ConvolutionOp, PoolingOp)
+LIBRARY_OPS: tuple[type[Operation], ...] = (MatmulOp, ConvolutionOp, PoolingOp, IndexingOp)
 """The families whose kernels call a library routine (`builder.is_library_op`)."""
 
 
 def _routines() -> dict[type[Operation], tuple[str, ...]]:
     """The library routines each library op calls (`builder._library_call`)."""
     windows = builder._WINDOW_ROUTINES  # pyright: ignore[reportPrivateUsage]
+    indexing = builder._INDEXING_ROUTINES  # pyright: ignore[reportPrivateUsage]
     return {
         MatmulOp: ("matmul", "batch_matmul"),
         Conv2DOp: ("conv2d", "conv2d_bias"),
         **{op: (routine,) for op, routine in windows.items()},
+        **{op: (f"{routine}_i32", f"{routine}_i64") for op, routine in indexing.items()},
     }
 
 
@@ -174,7 +177,8 @@ def test_every_library_op_has_its_routines_on_the_cpu_and_on_the_gpu_unless_pend
     for op, routines in _routines().items():
         for routine in routines:
             assert hasattr(cpu, f"{routine}_f32") and hasattr(cpu, f"{routine}_f64"), routine
-            assert (routine in gpu) == (op not in GPU_PENDING), (op.name, routine)
+            named = routine.removesuffix("_i32").removesuffix("_i64")  # an indexing op's
+            assert (named in gpu) == (op not in GPU_PENDING), (op.name, routine)
 
 
 def _readme_op_table() -> set[str]:

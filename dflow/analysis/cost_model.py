@@ -28,7 +28,7 @@ from math import prod
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import ConstantLike, OpTrait
 
-from dflow.dialects.df import communication, nn, shape_ops
+from dflow.dialects.df import communication, indexing, nn, shape_ops
 from dflow.dialects.df.traits import Elementwise, FlopsPerElement, Reduction, ViewLike
 from dflow.dialects.df.types import shape_of, tensor_bytes
 
@@ -162,6 +162,11 @@ def _reduction_flops(op: Operation) -> int:
     return _elements(op.operands[0]) * trait.flops
 
 
+def _scatter_add_flops(op: Operation) -> int:
+    """One addition per element of the updates."""
+    return _elements(op.operands[0])
+
+
 def _no_flops(op: Operation) -> int:
     return 0
 
@@ -175,12 +180,15 @@ FLOP_RULES: tuple[tuple[Family, Callable[[Operation], int]], ...] = (
     ((nn.MatmulOp,), _matmul_flops),
     ((nn.ConvolutionOp,), _convolution_flops),
     ((nn.PoolingOp,), _pooling_flops),
+    ((indexing.ScatterAddOp,), _scatter_add_flops),
     (
         (
             shape_ops.TransposeOp,
             shape_ops.BroadcastToOp,
             shape_ops.ConcatOp,
             shape_ops.SliceOp,
+            indexing.GatherOp,
+            indexing.GatherElementsOp,
             communication.TransferOp,
         ),
         _no_flops,

@@ -279,3 +279,24 @@ def slice(x: Tensor, start: Sequence[int], limit: Sequence[int]) -> Tensor:
     """`df.slice`: `x[start:limit]` along every axis."""
     tensor = _tensor("slice", 0, x)
     return _emit(tensor.graph, lambda: df.SliceOp(tensor.value, start, limit))
+
+
+def gather(x: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
+    """`df.gather`: NumPy's `take(x, indices, axis)` (an embedding lookup), the
+    indices (i32 or i64) read at run time, negative ones from the end, each checked."""
+    data, where = _tensor("gather", 0, x), _tensor("gather", 1, indices)
+    return _emit(data.graph, lambda: df.GatherOp(data.value, where.value, axis))
+
+
+def scatter_add(updates: Tensor, indices: Tensor, shape: Sequence[int], axis: int = 0) -> Tensor:
+    """`df.scatter_add`: zeros of `shape` with each slice of `updates` added at its
+    index along `axis`, repeated indices adding up (the gradient of `gather`)."""
+    values, where = _tensor("scatter_add", 0, updates), _tensor("scatter_add", 1, indices)
+    return _emit(values.graph, lambda: df.ScatterAddOp(values.value, where.value, shape, axis))
+
+
+def gather_elements(x: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
+    """`df.gather_elements`: NumPy's `take_along_axis(x, indices, axis)` (ONNX's
+    `GatherElements`), each index read and checked at run time."""
+    data, where = _tensor("gather_elements", 0, x), _tensor("gather_elements", 1, indices)
+    return _emit(data.graph, lambda: df.GatherElementsOp(data.value, where.value, axis))

@@ -51,7 +51,6 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "Reshape": {1},
     "Expand": {1},
     "Slice": {1, 2, 3, 4},
-    "Gather": {1},
     "Squeeze": {1},
     "Unsqueeze": {1},
     "ReduceSum": {1},
@@ -60,6 +59,7 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "ConstantOfShape": {0},
     "Dropout": {1, 2},
     "Split": {1},
+    "Trilu": {1},
 }
 """The inputs of each op that dflow needs as constants."""
 

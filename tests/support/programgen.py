@@ -56,6 +56,7 @@ from dflow.dialects.df.types import static_tensor
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor, addn, concat, select
+from dflow.frontend.ops import gather, gather_elements, scatter_add
 from dflow.frontend.builder import element_type
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
@@ -216,6 +217,7 @@ class _Builder:
             self.reduction,
             self.softmax,
             self.concat_slice,
+            self.indexing,
         ]
         made = families[int(self.rng.integers(len(families)))]()
         if made is not None:
@@ -371,6 +373,27 @@ class _Builder:
         limit = [s + n for s, n in zip(start, self.base, strict=True)]
         part = self.graph.emit(df.SliceOp(joined.value, start, limit))
         return Value(part, x.exact and y.exact)
+
+    def indexing(self) -> Value | None:
+        """A gather, gather_elements or scatter-add back to the base shape, at constant
+        indices in range (negative ones too, repeated ones often): an index fed at run
+        time would be drawn out of range."""
+        x = self.pick()
+        if x is None:
+            return None
+        axis = int(self.rng.integers(2))
+        size, full = self.base[axis], self.full(x)
+        kinds = ["gather", "gather_elements"] + (["scatter_add"] if x.element != "i1" else [])
+        kind = kinds[int(self.rng.integers(len(kinds)))]
+        shape = self.base if kind == "gather_elements" else (size,)
+        indices = self.rng.integers(-size, size, shape) if size else np.zeros(shape, int)
+        where = self.graph.constant(indices, "i32" if self.chance(0.5) else "i64")
+        if kind == "gather":
+            return Value(gather(full, where, axis), x.exact)
+        if kind == "gather_elements":
+            return Value(gather_elements(full, where, axis), x.exact)
+        exact = x.exact and (x.element not in FLOATS or not size)
+        return Value(scatter_add(full, where, self.base, axis), exact)
 
     # ---------------------------------------------------------------- the program
 

@@ -1,6 +1,6 @@
 """The `df` dialect: tensor dataflow ops at the graph level.
 
-Ops are split by family (elementwise, nn, shape_ops, constant, communication, and
+Ops are split by family (elementwise, nn, shape_ops, indexing, constant, communication, and
 fusion: the op holding a fusion group); each states its verifier, its NumPy
 semantics and its traits (`traits.py`). `shapes` holds the shape rules they share
 with passes, `types` the element types. `DF` is the dialect.
@@ -49,6 +49,7 @@ from dflow.dialects.df.elementwise import (
     UnaryElementwiseOp,
 )
 from dflow.dialects.df.fusion import FusedOp, YieldOp
+from dflow.dialects.df.indexing import GatherElementsOp, GatherOp, IndexingOp, ScatterAddOp
 from dflow.dialects.df.nn import (
     AvgPool2DGradOp,
     AvgPool2DOp,
@@ -102,9 +103,12 @@ __all__ = [
     "ExpOp",
     "FloorOp",
     "FusedOp",
+    "GatherElementsOp",
+    "GatherOp",
     "GreaterEqualOp",
     "GreaterOp",
     "IdentityOp",
+    "IndexingOp",
     "LessEqualOp",
     "LessOp",
     "LogOp",
@@ -128,6 +132,7 @@ __all__ = [
     "ReshapeOp",
     "RoundOp",
     "RsqrtOp",
+    "ScatterAddOp",
     "SelectOp",
     "SendOp",
     "SigmoidOp",
@@ -198,6 +203,9 @@ DF = Dialect(
         SoftmaxOp,
         ConcatOp,
         SliceOp,
+        GatherOp,
+        GatherElementsOp,
+        ScatterAddOp,
         SendOp,
         RecvOp,
         FusedOp,

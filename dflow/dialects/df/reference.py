@@ -231,3 +231,37 @@ def avg_pool2d_grad(
     for _, _, rows, cols in taps:
         grad[:, :, rows, cols] += dy / count
     return _unpadded(grad, input_shape, pads)
+
+
+def checked_indices(op: str, indices: Array, size: int, axis: int) -> Array:
+    """`indices` as int64 in [0, size), negative ones counted from the end (as ONNX's
+    and NumPy's); one out of range is an `IndexError` naming the op, the index and
+    the axis (the compiled kernels raise the same)."""
+    flat = np.asarray(indices, dtype=np.int64)
+    wrong = flat[(flat < -size) | (flat >= size)]
+    if wrong.size:
+        raise IndexError(
+            f"{op}: index {int(wrong.reshape(-1)[0])} is out of range for axis {axis} "
+            f"of size {size}"
+        )
+    return np.where(flat < 0, flat + size, flat)
+
+
+def scatter_add(updates: Array, indices: Array, shape: Sequence[int], axis: int) -> Array:
+    """Zeros of `shape` with each slice of `updates` added at its index along `axis`
+    (repeated indices add up): the adjoint of `numpy.take(x, indices, axis)`."""
+    out = np.zeros(tuple(shape), dtype=updates.dtype)
+    taken = checked_indices("df.scatter_add", indices, shape[axis], axis).reshape(-1)
+    rows = updates.reshape((*shape[:axis], taken.size, *shape[axis + 1 :]))
+    np.add.at(np.moveaxis(out, axis, 0), taken, np.moveaxis(rows, axis, 0))  # a view of out
+    return out
+
+
+def gather_elements(data: Array, indices: Array, axis: int) -> Array:
+    """`out[..., i, ...] = data[..., indices[..., i, ...], ...]` along `axis`, the other
+    axes of `data` cut to the indices' shape (ONNX's `GatherElements`)."""
+    cut = data[
+        tuple(slice(0, n) if k != axis else slice(None) for k, n in enumerate(indices.shape))
+    ]
+    taken = checked_indices("df.gather_elements", indices, data.shape[axis], axis)
+    return np.take_along_axis(cut, taken, axis)

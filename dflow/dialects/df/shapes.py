@@ -218,3 +218,27 @@ def slice_(shape: Shape, start: Sequence[int], limit: Sequence[int]) -> Shape:
                 f"0 <= start <= limit <= dim for {format_shape(shape)}"
             )
     return tuple(end - begin for begin, end in zip(start, limit, strict=True))
+
+
+def gather(data: Shape, indices: Shape, axis: int) -> Shape:
+    """`numpy.take(data, indices, axis)`: the indices' shape in place of `axis`."""
+    if not data:
+        raise ShapeError("the indexed tensor must have rank 1 or more, got a scalar")
+    axis = normalize_axis(axis, len(data))
+    return (*data[:axis], *indices, *data[axis + 1 :])
+
+
+def gather_elements(data: Shape, indices: Shape, axis: int) -> Shape:
+    """`numpy.take_along_axis` as ONNX's `GatherElements`: the indices' shape, of the
+    data's rank, no larger than the data's off the axis."""
+    if not data or len(indices) != len(data):
+        raise ShapeError(
+            f"indices {format_shape(indices)} must have the rank of data {format_shape(data)}, "
+            "at least 1"
+        )
+    axis = normalize_axis(axis, len(data))
+    if any(i > d for k, (i, d) in enumerate(zip(indices, data, strict=True)) if k != axis):
+        raise ShapeError(
+            f"indices {format_shape(indices)} exceed data {format_shape(data)} off axis {axis}"
+        )
+    return indices

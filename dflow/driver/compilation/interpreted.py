@@ -55,7 +55,14 @@ class PartitionedRun:
                 self.results.update(
                     zip(part_indices(function, annotations.RESULTS), outputs, strict=True)
                 )
-        except (InterpretationError, ChannelError, DflowError, ValueError, KeyError) as error:
+        except (
+            InterpretationError,
+            ChannelError,
+            DflowError,
+            ValueError,
+            KeyError,
+            IndexError,
+        ) as error:
             with self.lock:
                 self.errors.append((device, error))
             self.channels.abandon()
@@ -119,8 +126,8 @@ def interpret(
             return run_partitioned(split, entry, inputs, timeout)
         interpreter = _interpreter(module, Channels(timeout))
         return list(interpreter.call_op(entry, tuple(inputs)))
-    except (InterpretationError, ChannelError) as error:
-        raise DflowError(first_line(error)) from None
+    except (InterpretationError, ChannelError, IndexError) as error:
+        raise DflowError(first_line(error)) from None  # an IndexError: a df.gather's index
 
 
 def _interpreter(module: ModuleOp, channels: Channels) -> Any:

@@ -11,9 +11,11 @@ one per result it writes, and returns nothing. Its body:
   accumulator, the reduced value computed inside the loops;
 - **softmax closing the group**: per row, three loops: the maximum, the sum of
   `exp(x - max)`, then the stores;
-- **a contraction heading the group** (`matmul`, `conv2d`) and the other window
-  ops: a call of a library routine (`func.call @dflow_<routine>_<element>` over
-  unranked memrefs, integer parameters after them) writing into the group's
+- **a contraction heading the group** (`matmul`, `conv2d`), the other window
+  ops and the indexing ops (`gather`, `gather_elements`, `scatter_add`: their
+  indices checked as they are read): a call of a library routine
+  (`func.call @dflow_<routine>_<element>` over unranked memrefs, integer
+  parameters after them) writing into the group's
   result buffer, then the epilogue nest reading it back. When the contraction's
   value is not a result, it is written into the epilogue's result of the same
   type if every epilogue result has that shape (each index is read before it is
@@ -46,7 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dflow.analysis.cost_model import value_bytes, work_of
-from dflow.dialects.df import nn
+from dflow.dialects.df import indexing, nn
 from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.annotations import KERNEL, SOURCE, WORK
 from dflow.dialects.df.arrays import to_array
@@ -124,6 +126,12 @@ _WINDOW_ROUTINES: dict[type[Operation], str] = {
     nn.AvgPool2DGradOp: "avg_pool2d_grad",
 }
 
+_INDEXING_ROUTINES: dict[type[Operation], str] = {  # called as <routine>_<index>_<element>
+    indexing.GatherOp: "gather",
+    indexing.GatherElementsOp: "gather_elements",
+    indexing.ScatterAddOp: "scatter_add",
+}
+
 
 def _library_call(op: Operation) -> tuple[str, list[int]]:
     """The routine computing `op` and its integer parameters."""
@@ -140,6 +148,9 @@ def _library_call(op: Operation) -> tuple[str, list[int]]:
         case nn.PoolingOp():
             params = [*op.kernel_values, *op.stride_values, *op.pad_values]
             return _WINDOW_ROUTINES[type(op)], params
+        case indexing.IndexingOp():
+            index = element_of(op.indices.type)
+            return f"{_INDEXING_ROUTINES[type(op)]}_{index}", [op.axis_value]
         case _:
             raise ValueError(f"{op.name} has no library routine")
 
@@ -150,7 +161,7 @@ def _convolution_params(op: nn.ConvolutionOp) -> list[int]:
 
 
 def is_library_op(op: Operation) -> bool:
-    return isinstance(op, nn.MatmulOp | nn.ConvolutionOp | nn.PoolingOp)
+    return isinstance(op, nn.MatmulOp | nn.ConvolutionOp | nn.PoolingOp | indexing.IndexingOp)
 
 
 def _splat_constants(ops: Sequence[Operation]) -> dict[SSAValue, Callable[[KernelBody], SSAValue]]:

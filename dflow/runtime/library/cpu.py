@@ -1,5 +1,6 @@
 # pyright: basic
-"""The library routines CPU kernels call: contractions and windows, in `@numba.njit`.
+"""The library routines CPU kernels call: contractions, windows and indexing, in
+`@numba.njit`.
 
 Kernels call them as `lib.<routine>_<element>(inputs..., out, parameters...)`,
 writing `out` in place (the ABI of `func.call @dflow_<routine>_<element>` in the
@@ -10,8 +11,9 @@ product per image written straight into the output, the filter gradient one prod
 over a run of images; a grouped convolution is the same per group, on the group's
 channel slices of the image, filter and output (each contiguous in NCHW and OIHW),
 but a depthwise one (one input channel per group) is a direct loop;
-integer products and the pools are loops. Copies are slice
-assignments: numba checks a computed index for wrapping below zero, which keeps an
+integer products and the pools are loops; a gather or scatter-add is a row copy
+or add per index, each index checked (an `IndexError` naming the op and the index);
+`gather_elements` is a loop over the result. Copies are slice assignments: numba checks a computed index for wrapping below zero, which keeps an
 indexed loop from vectorizing. Window parameters follow the `df` ops: strides (2), pads
 (top, left, bottom, right), dilations (2) and groups, or kernel (2), strides, pads.
 """
@@ -547,12 +549,94 @@ def avg_pool2d_grad(dy, out, kh, kw, sh, sw, top, left, bottom, right):
                                 out[n, c, y, z] += share
 
 
-def _for_floats(**routines: object) -> None:
+# ----- indexing --------------------------------------------------------------
+
+
+@_jit
+def _around(array, axis):
+    """The sizes before and after `axis` of `array`'s shape."""
+    outer, inner = 1, 1
+    for k in range(array.ndim):
+        if k < axis:
+            outer *= array.shape[k]
+        elif k > axis:
+            inner *= array.shape[k]
+    return outer, inner
+
+
+@_jit
+def _checked(op, index, size, axis):
+    """`index` counted from the end when negative; out of range an IndexError (the
+    message of the reference semantics, `reference.checked_indices`)."""
+    if index < -size or index >= size:
+        raise IndexError(op + ": index " + str(index) + " is out of range for axis "
+                         + str(axis) + " of size " + str(size))  # fmt: skip
+    return index + size if index < 0 else index
+
+
+@_jit
+def gather(data, indices, out, axis):
+    """`out = numpy.take(data, indices, axis)`: a row copy per index."""
+    outer, inner = _around(data, axis)
+    size, count = data.shape[axis], indices.size
+    source = data.reshape((outer, size, inner))
+    taken = indices.reshape((count,))
+    target = out.reshape((outer, count, inner))
+    for n in range(count):
+        row = _checked("df.gather", taken[n], size, axis)
+        target[:, n, :] = source[:, row, :]
+
+
+@_jit
+def gather_elements(data, indices, out, axis):
+    """`out[p] = data[p with its coordinate on axis replaced by indices[p]]`."""
+    size, rank = data.shape[axis], data.ndim
+    source, taken, target = (
+        data.reshape(data.size),
+        indices.reshape(indices.size),
+        out.reshape(out.size),
+    )
+    strides = np.empty(rank, np.int64)
+    stride = 1
+    for k in range(rank - 1, -1, -1):
+        strides[k], stride = stride, stride * data.shape[k]
+    for p in range(taken.size):
+        rest, offset = p, 0
+        for k in range(rank - 1, -1, -1):
+            coordinate, rest = rest % indices.shape[k], rest // indices.shape[k]
+            if k == axis:
+                coordinate = _checked("df.gather_elements", taken[p], size, axis)
+            offset += coordinate * strides[k]
+        target[p] = source[offset]
+
+
+@_jit
+def scatter_add(updates, indices, out, axis):
+    """`out` zeroed, then each slice of `updates` added at its index along `axis`."""
+    outer, inner = _around(out, axis)
+    size, count = out.shape[axis], indices.size
+    target = out.reshape((outer, size, inner))
+    taken = indices.reshape((count,))
+    source = updates.reshape((outer, count, inner))
+    out[...] = 0
+    for n in range(count):
+        row = _checked("df.scatter_add", taken[n], size, axis)
+        target[:, row, :] += source[:, n, :]
+
+
+_NUMBERS = ("f32", "f64", "i32", "i64")
+_ALL = (*_NUMBERS, "i1")
+
+
+def _for_elements(elements: tuple[str, ...], **routines: object) -> None:
+    """`<name>_<element>` for each routine and element: the names kernels call."""
     for name, routine in routines.items():
-        globals()[f"{name}_f32"] = globals()[f"{name}_f64"] = routine
+        for element in elements:
+            globals()[f"{name}_{element}"] = routine
 
 
-_for_floats(
+_for_elements(
+    ("f32", "f64"),
     conv2d=conv2d,
     conv2d_bias=conv2d_bias,
     conv2d_grad_input=conv2d_grad_input,
@@ -561,4 +645,13 @@ _for_floats(
     avg_pool2d=avg_pool2d,
     max_pool2d_grad=max_pool2d_grad,
     avg_pool2d_grad=avg_pool2d_grad,
+)
+_for_elements(
+    tuple(f"{index}_{element}" for index in ("i32", "i64") for element in _ALL),
+    gather=gather,
+    gather_elements=gather_elements,
+)
+_for_elements(
+    tuple(f"{index}_{element}" for index in ("i32", "i64") for element in _NUMBERS),
+    scatter_add=scatter_add,
 )

@@ -1,5 +1,6 @@
 # pyright: basic
-"""The library routines GPU kernels call: contractions and windows, as CUDA launches.
+"""The library routines GPU kernels call: contractions, windows and indexing, as CUDA
+launches.
 
 Kernels call them as `lib.<routine>_<element>(inputs..., out, parameters...)`
 from the host-side launcher of a GPU kernel, with device arrays, writing `out`
@@ -12,7 +13,9 @@ tiles; convolutions and pools read global memory directly. Window parameters
 follow the `df` ops: strides (2), pads (top, left, bottom, right), dilations
 (2) and groups, or kernel (2), strides, pads. A grouped convolution's thread of
 output channel `o` reads the input channels of its group, `o // (O / groups)`.
-The gradients of convolutions and pools have no GPU routine
+An index out of range in a gather or scatter is flagged by its thread and raised
+after the launch as the CPU routine raises it. The gradients of convolutions and
+pools have no GPU routine
 (`backend/numba/capabilities.py` keeps them on the CPU).
 """
 
@@ -247,6 +250,127 @@ def avg_pool2d(x, out, kh, kw, sh, sw, top, left, bottom, right):
         )
 
 
+# ----- indexing ----------------------------------------------------------------
+
+
+def _around(shape: tuple[int, ...], axis: int) -> tuple[int, int]:
+    """The sizes before and after `axis` of `shape`."""
+    return math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
+
+
+@cuda.jit(device=True)
+def _checked(index, size, bad):
+    """`index` counted from the end when negative; out of range, it is written to
+    `bad` (flag, index) and -1 returned: the thread does nothing."""
+    if index < -size or index >= size:
+        bad[1] = index
+        bad[0] = 1
+        return -1
+    return index + size if index < 0 else index
+
+
+@cuda.jit(cache=True)
+def _gather_kernel(source, taken, target, bad):
+    """A thread per element of `target` (outer, count, inner)."""
+    thread = cuda.grid(1)
+    count, inner = target.shape[1], target.shape[2]
+    if thread >= target.shape[0] * count * inner:
+        return
+    o, n, i = thread // (count * inner), (thread // inner) % count, thread % inner
+    row = _checked(taken[n], source.shape[1], bad)
+    if row >= 0:
+        target[o, n, i] = source[o, row, i]
+
+
+@cuda.jit(cache=True)
+def _gather_elements_kernel(source, taken, target, data_shape, index_shape, axis, bad):
+    """A thread per element of the flat `target`, reading the flat `source` at its
+    own coordinates (in `index_shape`) with the one on `axis` replaced by its index."""
+    p = cuda.grid(1)
+    if p >= target.size:
+        return
+    rest, offset, stride = p, 0, 1
+    for k in range(len(data_shape) - 1, -1, -1):
+        coordinate, rest = rest % index_shape[k], rest // index_shape[k]
+        if k == axis:
+            coordinate = _checked(taken[p], data_shape[k], bad)
+            if coordinate < 0:
+                return
+        offset += coordinate * stride
+        stride *= data_shape[k]
+    target[p] = source[offset]
+
+
+@cuda.jit(cache=True)
+def _zero_kernel(target, zero):
+    thread = cuda.grid(1)
+    if thread < target.size:
+        target[thread] = zero
+
+
+@cuda.jit(cache=True)
+def _scatter_add_kernel(source, taken, target, bad):
+    """A thread per element of `source` (outer, count, inner), added atomically."""
+    thread = cuda.grid(1)
+    count, inner = source.shape[1], source.shape[2]
+    if thread >= source.shape[0] * count * inner:
+        return
+    o, n, i = thread // (count * inner), (thread // inner) % count, thread % inner
+    row = _checked(taken[n], target.shape[1], bad)
+    if row >= 0:
+        cuda.atomic.add(target, (o, row, i), source[o, n, i])
+
+
+def _raise_bad(op: str, bad, size: int, axis: int) -> None:
+    """The first index out of range any thread met, as the CPU routines raise it."""
+    flag, index = bad.copy_to_host()
+    if flag:
+        raise IndexError(f"{op}: index {index} is out of range for axis {axis} of size {size}")
+
+
+def gather(data, indices, out, axis):
+    """`out = numpy.take(data, indices, axis)`, a thread per element of `out`."""
+    outer, inner = _around(data.shape, axis)
+    size, count = data.shape[axis], indices.size
+    bad = cuda.to_device(np.zeros(2, np.int64))
+    target = out.reshape(outer, count, inner)
+    if out.size:
+        _gather_kernel[_blocks(out.size), THREADS](
+            data.reshape(outer, size, inner), indices.reshape(count), target, bad
+        )
+    _raise_bad("df.gather", bad, size, axis)
+
+
+def gather_elements(data, indices, out, axis):
+    """ONNX's `GatherElements`, a thread per element of `out`."""
+    bad = cuda.to_device(np.zeros(2, np.int64))
+    if out.size:
+        _gather_elements_kernel[_blocks(out.size), THREADS](
+            data.reshape(data.size), indices.reshape(indices.size), out.reshape(out.size),
+            tuple(data.shape), tuple(indices.shape), axis, bad,
+        )  # fmt: skip
+    _raise_bad("df.gather_elements", bad, data.shape[axis], axis)
+
+
+def scatter_add(updates, indices, out, axis):
+    """`out` zeroed, then each slice of `updates` added at its index along `axis`."""
+    outer, inner = _around(out.shape, axis)
+    size, count = out.shape[axis], indices.size
+    bad = cuda.to_device(np.zeros(2, np.int64))
+    if out.size:
+        _zero_kernel[_blocks(out.size), THREADS](out.reshape(out.size), _zero(out))
+    if updates.size:
+        _scatter_add_kernel[_blocks(updates.size), THREADS](
+            updates.reshape(outer, count, inner), indices.reshape(count),
+            out.reshape(outer, size, inner), bad,
+        )  # fmt: skip
+    _raise_bad("df.scatter_add", bad, size, axis)
+
+
+_NUMBERS = ("f32", "f64", "i32", "i64")
+_ALL = (*_NUMBERS, "i1")
+
+
 def _for_elements(elements: tuple[str, ...], **routines: object) -> None:
     for name, routine in routines.items():
         for element in elements:
@@ -254,7 +378,7 @@ def _for_elements(elements: tuple[str, ...], **routines: object) -> None:
 
 
 _for_elements(
-    ("f32", "f64", "i32", "i64"),
+    _NUMBERS,
     matmul=matmul,
     batch_matmul=batch_matmul,
 )
@@ -264,4 +388,13 @@ _for_elements(
     conv2d_bias=conv2d_bias,
     max_pool2d=max_pool2d,
     avg_pool2d=avg_pool2d,
+)
+_for_elements(
+    tuple(f"{index}_{element}" for index in ("i32", "i64") for element in _ALL),
+    gather=gather,
+    gather_elements=gather_elements,
+)
+_for_elements(
+    tuple(f"{index}_{element}" for index in ("i32", "i64") for element in _NUMBERS),
+    scatter_add=scatter_add,
 )

@@ -19,10 +19,10 @@ from math import prod
 from typing import Any, TypeVar
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType, UnitAttr
+from xdsl.dialects.builtin import TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from dflow.dialects.df import annotations, nn
+from dflow.dialects.df import annotations, indexing, nn
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.arrays import from_array, numpy_dtype
@@ -116,8 +116,14 @@ def rule_for(op: Operation) -> Rule | None:
     return _RULES.get(type(op))
 
 
-NONDIFFERENTIABLE: dict[type[Operation], frozenset[int]] = {ew.SelectOp: frozenset({0})}
-"""Operands that never get a gradient and may be of any type (select's condition)."""
+NONDIFFERENTIABLE: dict[type[Operation], frozenset[int]] = {
+    ew.SelectOp: frozenset({0}),
+    indexing.GatherOp: frozenset({1}),
+    indexing.GatherElementsOp: frozenset({1}),
+    indexing.ScatterAddOp: frozenset({1}),
+}
+"""Operands that never get a gradient and may be of any type (select's condition, the
+indices of a gather or scatter)."""
 
 
 def differentiable(op: Operation, index: int) -> bool:
@@ -416,3 +422,50 @@ def _slice(e: Emitter, op: so.SliceOp, g: SSAValue, wanted: Sequence[bool]) -> G
     for axis, (begin, end) in enumerate(bounds):
         g = _pad_axis(e, g, axis, begin, input_shape[axis] - end)
     return [g]
+
+
+# --- indexing ---------------------------------------------------------------------
+
+
+@gradient(indexing.GatherOp)
+def _gather(e: Emitter, op: indexing.GatherOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
+    """Each gathered slice's adjoint added back at its index: a scatter-add of g."""
+    shape = shape_of(op.data.type)
+    return [e.emit(indexing.ScatterAddOp(g, op.indices, shape, op.axis_value)), None]
+
+
+@gradient(indexing.ScatterAddOp)
+def _scatter_add(
+    e: Emitter, op: indexing.ScatterAddOp, g: SSAValue, wanted: Sequence[bool]
+) -> Grads:
+    """Each update's adjoint is g at its index: a gather of g."""
+    return [e.emit(indexing.GatherOp(g, op.indices, op.axis_value)), None]
+
+
+@gradient(indexing.GatherElementsOp)
+def _gather_elements(
+    e: Emitter, op: indexing.GatherElementsOp, g: SSAValue, wanted: Sequence[bool]
+) -> Grads:
+    """A scatter-add of g into the flattened data at each element's position there:
+    its index (counted from the end when negative: the forward op checked them all)
+    times the axis' stride, plus the offset of its place on the other axes."""
+    data_shape, index_shape = shape_of(op.data.type), shape_of(op.indices.type)
+    axis, size = op.axis_value, shape_of(op.data.type)[op.axis_value]
+    indices = e.emit(ew.CastOp(op.indices, i64))
+    negative = e.emit(ew.LessOp(indices, e.scalar(0, indices)))
+    wrapped = e.emit(
+        ew.SelectOp(negative, e.emit(ew.AddOp(indices, e.scalar(size, indices))), indices)
+    )
+    strides = np.array([prod(data_shape[k + 1 :]) for k in range(len(data_shape))], np.int64)
+    places = np.indices(index_shape, dtype=np.int64)
+    places[axis] = 0
+    offsets = (
+        np.tensordot(strides, places, axes=1) if places.size else np.zeros(index_shape, np.int64)
+    )
+    offset = e.emit(ConstantOp(from_array(offsets, TensorType(i64, index_shape))))
+    linear = e.emit(ew.AddOp(e.mul(wrapped, e.scalar(float(strides[axis]), wrapped)), offset))
+    count = prod(index_shape)
+    flat_g = e.emit(so.ReshapeOp(g, (count,)))
+    flat = e.emit(so.ReshapeOp(linear, (count,)))
+    total = e.emit(indexing.ScatterAddOp(flat_g, flat, (prod(data_shape),), 0))
+    return [e.emit(so.ReshapeOp(total, data_shape)), None]

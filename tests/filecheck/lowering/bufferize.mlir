@@ -518,3 +518,30 @@ func.func @twice(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = df.exp %x {df.kernel = @exp_0} : (tensor<4xf32>) -> tensor<4xf32>
   func.return %a : tensor<4xf32>
 }
+
+// -----
+
+// The indexing ops are library calls: data, indices and result as unranked
+// memrefs (the indices keep their element type, which names the routine too), then
+// the axis.
+
+// CHECK-LABEL: func.func @embedding(
+// CHECK-NEXT:    %{{.*}} = df.gather %{{.*}}, %{{.*}} {df.kernel = @gather_0} : (tensor<10x4xf32>, tensor<2x3xi32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %{{.*}} = df.scatter_add %{{.*}}, %{{.*}} {df.kernel = @scatter_add_1, axis = 1 : i64} : (tensor<2x2x3xf32>, tensor<2x3xi32>) -> tensor<2x7xf32>
+// CHECK:       func.func private @dflow_gather_i32_f32(memref<*xf32>, memref<*xi32>, memref<*xf32>, i64) -> ()
+// CHECK-NEXT:  func.func private @dflow_scatter_add_i32_f32(memref<*xf32>, memref<*xi32>, memref<*xf32>, i64) -> ()
+// CHECK-LABEL: func.func private @gather_0(
+// CHECK-SAME:      %[[T:.*]]: memref<10x4xf32>, %[[I:.*]]: memref<2x3xi32>, %[[E:.*]]: memref<2x3x4xf32>) attributes {df.kernel, df.source = ["df.gather"]
+// CHECK-NEXT:    %[[UT:.*]] = "memref.cast"(%[[T]]) : (memref<10x4xf32>) -> memref<*xf32>
+// CHECK-NEXT:    %[[UI:.*]] = "memref.cast"(%[[I]]) : (memref<2x3xi32>) -> memref<*xi32>
+// CHECK-NEXT:    %[[UE:.*]] = "memref.cast"(%[[E]]) : (memref<2x3x4xf32>) -> memref<*xf32>
+// CHECK-NEXT:    %[[AXIS:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    func.call @dflow_gather_i32_f32(%[[UT]], %[[UI]], %[[UE]], %[[AXIS]])
+// CHECK-LABEL: func.func private @scatter_add_1(
+// CHECK:         %[[AXIS:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:    func.call @dflow_scatter_add_i32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[AXIS]])
+func.func @embedding(%table: tensor<10x4xf32>, %tokens: tensor<2x3xi32>, %u: tensor<2x2x3xf32>) -> (tensor<2x3x4xf32>, tensor<2x7xf32>) {
+  %e = df.gather %table, %tokens : (tensor<10x4xf32>, tensor<2x3xi32>) -> tensor<2x3x4xf32>
+  %s = df.scatter_add %u, %tokens {axis = 1 : i64} : (tensor<2x2x3xf32>, tensor<2x3xi32>) -> tensor<2x7xf32>
+  func.return %e, %s : tensor<2x3x4xf32>, tensor<2x7xf32>
+}

@@ -77,3 +77,21 @@ func.func @main(%x: tensor<3xf32>, %unused: tensor<2xf32>) -> tensor<f32> {
   %2 = df.reduce_sum %1 : (tensor<3xf32>) -> tensor<f32>
   func.return %2 : tensor<f32>
 }
+
+// -----
+
+// An embedding lookup: the table's gradient is the output gradient scatter-added
+// at the tokens; the tokens (integers, argument 2) get none.
+
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[T:.*]]: tensor<10x4xf32>, %[[W:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<2x3xi64>) -> (tensor<f32>, tensor<10x4xf32>, tensor<4xf32>)
+// CHECK:         %[[E:.*]] = df.gather %[[T]], %[[I]] : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+// CHECK:         %[[GE:.*]] = df.mul %{{.*}}, %[[W]] {df.backward}
+// CHECK:         %[[GT:.*]] = df.scatter_add %[[GE]], %[[I]] {df.backward} : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf32>
+// CHECK-NEXT:    func.return %{{.*}}, %[[GT]], %{{.*}} : tensor<f32>, tensor<10x4xf32>, tensor<4xf32>
+func.func @main(%table: tensor<10x4xf32>, %w: tensor<4xf32>, %tokens: tensor<2x3xi64>) -> tensor<f32> {
+  %e = df.gather %table, %tokens : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %h = df.mul %e, %w : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %l = df.reduce_sum %h : (tensor<2x3x4xf32>) -> tensor<f32>
+  func.return %l : tensor<f32>
+}

@@ -1,12 +1,13 @@
 """ONNX ops that move data without computing: reshapes, transposes, concatenation,
 slicing, splitting, gathering, and the constants and shapes they are fed with.
 
-Their shape operands (`Reshape`'s shape, `Slice`'s starts, `Split`'s sizes,
-`Gather`'s indices) must be known at import time; `ImportGraph` folds the shape arithmetic that
-computes them into constants. `Slice` with steps other than 1 and `Gather` with
-constant indices are composed of `df.slice`, `df.reshape` and `df.concat`: a
-stride `s` takes the first of each group of `s` (a reshape and a slice), and
-arbitrary indices are runs of consecutive ones, a slice each, concatenated.
+Their shape operands (`Reshape`'s shape, `Slice`'s starts, `Split`'s sizes) must
+be known at import time; `ImportGraph` folds the shape arithmetic that computes
+them into constants. `Gather` is `df.gather`, its indices read at run time.
+`Slice` with steps other than 1, and `Gather` with constant indices in a few runs,
+are composed of `df.slice`, `df.reshape` and `df.concat`: a stride `s` takes the
+first of each group of `s` (a reshape and a slice), and indices are runs of
+consecutive ones, a slice each, concatenated.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dflow.dialects import df
+from dflow.dialects.df.folding import constant_operand
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.model import checked_count, tensor_array
@@ -159,6 +161,10 @@ def slice_(node: Node) -> list[Tensor]:
     return [x]
 
 
+FEW_RUNS = 4
+"""Constant indices in at most this many runs are gathered as slices."""
+
+
 def take(x: Tensor, axis: int, indices: Sequence[int]) -> Tensor:
     """`x` at `indices` (in range, any order) along `axis`: a slice per run of
     consecutive indices, a strided run by a reshape, the runs concatenated."""
@@ -212,18 +218,49 @@ def _run(x: Tensor, axis: int, first: int, count: int, step: int) -> Tensor:
 
 @converter("Gather", attributes={"axis"})
 def gather(node: Node) -> list[Tensor]:
-    """`numpy.take(data, indices, axis)` for indices known at import time."""
-    x = node.input(0)
-    indices = node.required_constant(1, "the indices")
+    """`numpy.take(data, indices, axis)`: `df.gather`, its indices checked at run
+    time; indices known at import time are checked now, and when they are at most
+    `FEW_RUNS` runs of a constant step they are slices (views the fuser can see
+    through) rather than a gather."""
+    x, indices = node.input(0), node.input(1)
     axis = node.axis(node.int("axis", 0), len(x.shape))
+    known = constant_operand(indices.value)
+    if known is None:
+        return [x.graph.emit(df.GatherOp(x.value, indices.value, axis))]
     size = x.shape[axis]
-    flat = [int(i) for i in indices.reshape(-1)]
+    flat = [int(i) for i in known.reshape(-1)]
     wrong = [i for i in flat if not -size <= i < size]
     if wrong:
         raise node.error(f"index {wrong[0]} is out of range for axis {axis} of size {size}")
+    if len(_runs([i % size for i in flat])) > FEW_RUNS:
+        return [x.graph.emit(df.GatherOp(x.value, indices.value, axis))]
     taken = take(x, axis, [i % size for i in flat])
-    shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
+    shape = (*x.shape[:axis], *known.shape, *x.shape[axis + 1 :])
     return [taken.reshape(shape) if taken.shape != shape else taken]
+
+
+@converter("GatherElements", attributes={"axis"})
+def gather_elements(node: Node) -> list[Tensor]:
+    """`df.gather_elements`: `take_along_axis(data, indices, axis)`."""
+    x, indices = node.input(0), node.input(1)
+    axis = node.axis(node.int("axis", 0), len(x.shape))
+    return [x.graph.emit(df.GatherElementsOp(x.value, indices.value, axis))]
+
+
+@converter("Trilu", attributes={"upper"})
+def trilu(node: Node) -> list[Tensor]:
+    """The upper (`upper=1`, the default) or lower triangle of each matrix of the
+    last two axes, from diagonal `k` (input 1, known at import time), the rest zeros:
+    a select against a constant mask, which fuses with its neighbours."""
+    x = node.input(0)
+    if len(x.shape) < 2:
+        raise node.error(f"Trilu takes a tensor of rank 2 or more, got rank {len(x.shape)}")
+    offset = node.ints_input(1, "k")
+    k = 0 if offset is None else offset[0]
+    ones = np.ones(x.shape[-2:], dtype=np.bool_)
+    mask = np.triu(ones, k) if node.int("upper", 1) else np.tril(ones, k)
+    zero = node.scalar(0, x)
+    return [node.emit(df.SelectOp(node.graph.constant(mask).value, x.value, zero.value))]
 
 
 @converter("Split", attributes={"axis", "split", "num_outputs"})
