@@ -202,9 +202,10 @@ GPU_CHILD = textwrap.dedent(
         (gpu.gather_i64_f32, np.array([[0, 1, -1], [2, 9, 4]])),
         (gpu.gather_elements_i64_f32, np.array([[0, 1, -7, 2]])),
     ):
+        plain = routine is gpu.gather_i64_f32
+        target = out if plain else cuda.device_array((1, 4), np.float32)
         try:
-            target = out if routine is gpu.gather_i64_f32 else cuda.device_array((1, 4), np.float32)
-            routine(table, cuda.to_device(indices), target, 0 if routine is gpu.gather_i64_f32 else 1)
+            routine(table, cuda.to_device(indices), target, 0 if plain else 1)
         except IndexError as error:
             print(error)
     scattered = cuda.device_array((5, 4), np.float32)

@@ -56,8 +56,8 @@ from dflow.dialects.df.types import static_tensor
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor, addn, concat, select
-from dflow.frontend.ops import gather, gather_elements, scatter_add
 from dflow.frontend.builder import element_type
+from dflow.frontend.ops import gather, gather_elements, scatter_add
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
 

@@ -53,6 +53,11 @@ class IndexingOp(DfOp, HasSemantics, abc.ABC):
         """The shape of the tensor the indices point into."""
 
     @property
+    def index_element(self) -> Attribute:
+        """The element type of the indices (operand 1 of every indexing op)."""
+        return element_of(self.operands[1].type)
+
+    @property
     def axis_value(self) -> int:
         """The axis, normalized into [0, rank) of the indexed tensor."""
         return shapes.normalize_axis(self.axis.value.data, len(self.indexed_shape))

@@ -149,8 +149,7 @@ def _library_call(op: Operation) -> tuple[str, list[int]]:
             params = [*op.kernel_values, *op.stride_values, *op.pad_values]
             return _WINDOW_ROUTINES[type(op)], params
         case indexing.IndexingOp():
-            index = element_of(op.indices.type)
-            return f"{_INDEXING_ROUTINES[type(op)]}_{index}", [op.axis_value]
+            return f"{_INDEXING_ROUTINES[type(op)]}_{op.index_element}", [op.axis_value]
         case _:
             raise ValueError(f"{op.name} has no library routine")
 

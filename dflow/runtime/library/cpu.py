@@ -13,8 +13,9 @@ channel slices of the image, filter and output (each contiguous in NCHW and OIHW
 but a depthwise one (one input channel per group) is a direct loop;
 integer products and the pools are loops; a gather or scatter-add is a row copy
 or add per index, each index checked (an `IndexError` naming the op and the index);
-`gather_elements` is a loop over the result. Copies are slice assignments: numba checks a computed index for wrapping below zero, which keeps an
-indexed loop from vectorizing. Window parameters follow the `df` ops: strides (2), pads
+`gather_elements` is a loop over the result. Copies are slice assignments: numba
+checks a computed index for wrapping below zero, which keeps an indexed loop from
+vectorizing. Window parameters follow the `df` ops: strides (2), pads
 (top, left, bottom, right), dilations (2) and groups, or kernel (2), strides, pads.
 """
 
