@@ -311,3 +311,28 @@ def test_an_embedding_trains() -> None:
         losses.append(float(value))
         table, dense = table - 2.0 * grad_table, dense - 2.0 * grad_dense
     assert losses[-1] < 0.5 * losses[0], losses
+
+
+TOKENS = """
+func.func @main(%table: tensor<5x4xf32>, %ids: tensor<2x3xi64>) -> tensor<6x4xf32> {
+  %flat = df.reshape %ids : (tensor<2x3xi64>) -> tensor<6xi64>
+  %e = df.gather %table, %flat : (tensor<5x4xf32>, tensor<6xi64>) -> tensor<6x4xf32>
+  func.return %e : tensor<6x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("extra", [[], ["--interpret"]])
+def test_random_token_ids_are_drawn_in_range(extra: list[str], tmp_path: Path) -> None:
+    """Without --inputs, integers that index an axis (here through a reshape) are drawn
+    in [0, size): a run of a language model needs no feeds."""
+    (tmp_path / "t.mlir").write_text(TOKENS)
+    for seed in ("0", "1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "dflow", "run", "t.mlir", "--seed", seed, *extra],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr

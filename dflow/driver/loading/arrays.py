@@ -39,6 +39,9 @@ class Parameter:
     shape: tuple[int, ...]
     dtype: np.dtype[Any]
     location: str | None
+    index_bound: int | None = None
+    """The size of the smallest axis the argument's values index (token ids), so that
+    random inputs are drawn in range; None when they index nothing."""
 
     def check(self, value: Array, name: str | None = None) -> Array:
         """`value` when it has this argument's exact dtype and shape, else a one-line
@@ -74,18 +77,19 @@ class EntrySignature:
             "function": self.function,
             "location": self.location,
             "parameters": [
-                [p.name, p.alias, p.type, list(p.shape), p.dtype.str] for p in self.parameters
+                [p.name, p.alias, p.type, list(p.shape), p.dtype.str, p.index_bound]
+                for p in self.parameters
             ],
         }
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> EntrySignature:
-        function, location = str(data["function"]), data["location"]
+        function, where = str(data["function"]), data["location"]
         parameters = tuple(
-            Parameter(function, i, name, alias, type, tuple(shape), np.dtype(dtype), location)
-            for i, (name, alias, type, shape, dtype) in enumerate(data["parameters"])
+            Parameter(function, i, name, alias, kind, tuple(shape), np.dtype(dtype), where, bound)
+            for i, (name, alias, kind, shape, dtype, bound) in enumerate(data["parameters"])
         )
-        return EntrySignature(function, location, parameters)
+        return EntrySignature(function, where, parameters)
 
     def inputs(self, files: list[str] | None, seed: int = DEFAULT_SEED) -> list[Array]:
         """A run's inputs, the cached way and the whole way alike: those of the
@@ -95,8 +99,9 @@ class EntrySignature:
         return self.match_inputs(load_inputs(files), " ".join(files))
 
     def random_inputs(self, seed: int = DEFAULT_SEED) -> list[Array]:
-        """Seeded inputs: normal floats, integers in [-10, 10), fair booleans; each
-        made in its own dtype, after checking that all of them fit in memory."""
+        """Seeded inputs: normal floats, integers in [-10, 10) (in [0, n) where they
+        index an axis of size n), fair booleans; each made in its own dtype, after
+        checking that all of them fit in memory."""
         self._check_fits()
         rng = np.random.default_rng(seed)
         inputs: list[Array] = []
@@ -106,6 +111,8 @@ class EntrySignature:
                 inputs.append(rng.standard_normal(shape, dtype=dtype))
             elif dtype.kind == "b":
                 inputs.append(rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_))
+            elif parameter.index_bound is not None:
+                inputs.append(rng.integers(0, max(1, parameter.index_bound), shape, dtype=dtype))
             else:
                 inputs.append(rng.integers(-10, 10, shape, dtype=dtype))
         return inputs

@@ -8,11 +8,13 @@ from collections.abc import Mapping
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, BlockArgument
+from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.utils.hints import isa
 
+from dflow.dialects import df
 from dflow.dialects.df import annotations
 from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.indexing import INDEX_ELEMENTS
 from dflow.dialects.df.symbols import require_function
 from dflow.driver.errors import DflowError
 from dflow.driver.loading.arrays import DEFAULT_SEED, Array, EntrySignature, Parameter
@@ -61,6 +63,31 @@ def argument_tensor(function: FuncOp, argument: BlockArgument) -> TensorType[Att
     return argument.type
 
 
+PASSING_VALUES = (
+    df.ReshapeOp, df.TransposeOp, df.BroadcastToOp, df.SliceOp, df.CastOp, df.IdentityOp,
+)  # fmt: skip
+"""Ops whose result holds operand values unchanged (for integers), followed to find
+where an argument is used as indices."""
+
+
+def index_bound(argument: SSAValue) -> int | None:
+    """The smallest size of an axis that the values of `argument` index, through ops
+    that pass values on unchanged (an ONNX model's token ids, reshaped, into its
+    embedding's `df.gather`); None when they index nothing."""
+    bounds: list[int] = []
+    pending, seen = [argument], set[SSAValue]()
+    while pending:
+        value = pending.pop()
+        seen.add(value)
+        for use in value.uses:
+            op = use.operation
+            if isinstance(op, df.IndexingOp) and use.index == 1:
+                bounds.append(op.indexed_shape[op.axis_value])
+            elif isinstance(op, PASSING_VALUES):
+                pending.extend(r for r in op.results if r not in seen)
+    return min(bounds) if bounds else None
+
+
 def parameter(function: FuncOp, argument: BlockArgument) -> Parameter:
     type = argument_tensor(function, argument)
     return Parameter(
@@ -72,6 +99,7 @@ def parameter(function: FuncOp, argument: BlockArgument) -> Parameter:
         type.get_shape(),
         numpy_dtype(type.element_type),
         location_of(function),
+        index_bound(argument) if type.element_type in INDEX_ELEMENTS else None,
     )
 
 
