@@ -307,3 +307,30 @@ def test_a_jpeg_plot_is_written(tmp_path: Path) -> None:
     assert drawn.stdout == plain.stdout
     picture = plot.read_bytes()
     assert picture.startswith(b"\xff\xd8\xff") and picture.endswith(b"\xff\xd9")  # JPEG
+
+
+# --- a function of several blocks ----------------------------------------------------------
+
+BLOCKS = """\
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  cf.br ^bb1(%a : tensor<4xf32>)
+^bb1(%b: tensor<4xf32>):
+  func.return %b : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "extra", [["run"], ["run", "--interpret"], ["run", "--devices", "cpu:0,cpu:1"], ["plan"]]
+)
+def test_a_function_of_several_blocks_is_one_line_at_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str]
+) -> None:
+    """Branches parse (xDSL's `cf`), but the lowering has straight-line code only: it
+    crashed in df-partition (found by the command-line fuzzer)."""
+    path = write(tmp_path, "blocks.mlir", BLOCKS)
+    message = "@main has 2 blocks: dflow runs functions of one block of straight-line code"
+    assert fails(capsys, *extra, path) == (
+        f"{path}:{at(BLOCKS, 'func.func')}: error: {message} (no branches)"
+    )

@@ -60,6 +60,9 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "Dropout": {1, 2},
     "Split": {1},
     "Trilu": {1},
+    "RNN": {4},
+    "GRU": {4},
+    "LSTM": {4},
 }
 """The inputs of each op that dflow needs as constants."""
 

@@ -96,10 +96,25 @@ def _cycle_from(
 
 
 def check_runnable(module: ModuleOp) -> Failure | None:
-    """What running a well-formed program needs besides: no call to a declaration
+    """What running a well-formed program needs besides: functions of one block
+    (straight-line code: the lowering has no branches), no call to a declaration
     (there is no body to run) and a `df.send` for every `df.recv` (else the receive
     waits out the timeout)."""
-    return _first_call_to_declaration(module) or _first_unmatched_recv(module)
+    return (
+        _first_function_of_blocks(module)
+        or _first_call_to_declaration(module)
+        or _first_unmatched_recv(module)
+    )
+
+
+def _first_function_of_blocks(module: ModuleOp) -> Failure | None:
+    for op in module.walk():
+        if isinstance(op, FuncOp) and len(op.body.blocks) > 1:
+            return op, (
+                f"@{op.sym_name.data} has {len(op.body.blocks)} blocks: dflow runs functions "
+                "of one block of straight-line code (no branches)"
+            )
+    return None
 
 
 def _first_call_to_declaration(module: ModuleOp) -> Failure | None:

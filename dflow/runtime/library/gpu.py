@@ -258,7 +258,7 @@ def _around(shape: tuple[int, ...], axis: int) -> tuple[int, int]:
     return math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
 
 
-@cuda.jit(device=True)
+@cuda.jit(device=True, inline="always")
 def _checked(index, size, bad):
     """`index` counted from the end when negative; out of range, it is written to
     `bad` (flag, index) and -1 returned: the thread does nothing."""
@@ -283,21 +283,23 @@ def _gather_kernel(source, taken, target, bad):
 
 
 @cuda.jit(cache=True)
-def _gather_elements_kernel(source, taken, target, data_shape, index_shape, axis, bad):
+def _gather_elements_kernel(source, taken, target, shapes, axis, bad):
     """A thread per element of the flat `target`, reading the flat `source` at its
-    own coordinates (in `index_shape`) with the one on `axis` replaced by its index."""
+    own coordinates (in the indices' shape) with the one on `axis` replaced by its
+    index; `shapes` holds the data's shape, then the indices'."""
     p = cuda.grid(1)
     if p >= target.size:
         return
+    rank = shapes.size // 2
     rest, offset, stride = p, 0, 1
-    for k in range(len(data_shape) - 1, -1, -1):
-        coordinate, rest = rest % index_shape[k], rest // index_shape[k]
+    for k in range(rank - 1, -1, -1):
+        coordinate, rest = rest % shapes[rank + k], rest // shapes[rank + k]
         if k == axis:
-            coordinate = _checked(taken[p], data_shape[k], bad)
+            coordinate = _checked(taken[p], shapes[k], bad)
             if coordinate < 0:
                 return
         offset += coordinate * stride
-        stride *= data_shape[k]
+        stride *= shapes[k]
     target[p] = source[offset]
 
 
@@ -347,7 +349,7 @@ def gather_elements(data, indices, out, axis):
     if out.size:
         _gather_elements_kernel[_blocks(out.size), THREADS](
             data.reshape(data.size), indices.reshape(indices.size), out.reshape(out.size),
-            tuple(data.shape), tuple(indices.shape), axis, bad,
+            cuda.to_device(np.array([*data.shape, *indices.shape], np.int64)), axis, bad,
         )  # fmt: skip
     _raise_bad("df.gather_elements", bad, data.shape[axis], axis)
 

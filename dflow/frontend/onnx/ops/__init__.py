@@ -2,9 +2,9 @@
 package registers them all (`graph.CONVERTERS`)."""
 
 from dflow.frontend.onnx.graph import CONVERTERS
-from dflow.frontend.onnx.ops import elementwise, nn, reductions, tensors
+from dflow.frontend.onnx.ops import elementwise, nn, recurrent, reductions, tensors
 
 SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 """The ONNX op types dflow imports."""
 
-__all__ = ["SUPPORTED_OPS", "elementwise", "nn", "reductions", "tensors"]
+__all__ = ["SUPPORTED_OPS", "elementwise", "nn", "recurrent", "reductions", "tensors"]
