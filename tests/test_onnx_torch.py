@@ -156,3 +156,40 @@ def test_exported_embeddings_with_token_ids_fed_at_run_time() -> None:
     ids[1, 2] = 50
     with pytest.raises(dflow.DflowError, match=r"df\.gather: index 50 is out of range"):
         program(ids=ids, picks=picks)
+
+
+def test_a_symbolic_batch_is_compiled_per_shape_of_the_feeds() -> None:
+    """No `shapes`: each new batch size compiles the model for it on its call (as
+    `dflow.jit` retraces); a size seen before reuses its program."""
+    torch.manual_seed(1)
+    module = small_mlp()
+    model = export(module, (3, 20), 17)
+    program = dflow.compile(model)
+    for batch in (2, 5, 2):
+        x = batch_input((batch, 20), seed=batch)
+        (expected,) = onnx_runtime(model, {"input.1": x})
+        assert_close(program(x), expected)
+        assert_close(program(**{"input.1": x}), expected)
+    assert sorted(program.programs) == [((2, 20),), ((5, 20),)]  # pyright: ignore[reportAttributeAccessIssue]
+    with pytest.raises(dflow.DflowError, match=r"missing: input\.1"):
+        program()
+
+
+def test_dflow_run_takes_a_symbolic_batch_from_the_feeds(tmp_path: Any) -> None:
+    """`dflow run model.onnx --inputs x.npz` with no `--shape`: the shapes of the feeds."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    torch.manual_seed(2)
+    model = export(small_mlp(), (3, 20), 17)
+    onnx.save(model, tmp_path / "mlp.onnx")
+    for batch, key in ((4, "input.1"), (7, "arg0")):
+        x = batch_input((batch, 20), seed=batch)
+        np.savez(tmp_path / "in.npz", **{key: x})
+        done = subprocess.run(
+            [sys.executable, "-m", "dflow", "run", "mlp.onnx", "--inputs", "in.npz", "--output",
+             "out.npz"], cwd=tmp_path, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (expected,) = onnx_runtime(model, {"input.1": x})
+        assert_close(np.load(tmp_path / "out.npz")["out0"], expected)

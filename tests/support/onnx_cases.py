@@ -63,6 +63,9 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "RNN": {4},
     "GRU": {4},
     "LSTM": {4},
+    "Pad": {1, 3},
+    "Range": {0, 1, 2},
+    "CumSum": {1},
 }
 """The inputs of each op that dflow needs as constants."""
 

@@ -37,7 +37,7 @@ from dflow.driver.errors import DflowError
 from dflow.driver.loading import feeds
 from dflow.driver.loading.arrays import Parameter
 from dflow.driver.loading.checked import ProgramLike, check_runnable_module, load
-from dflow.driver.loading.onnx_input import Shapes
+from dflow.driver.loading.onnx_input import Shapes, is_model, symbolic_inputs
 from dflow.driver.loading.partitioned import entry_signature, is_partitioned
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.run_options import checked_device_option, request_key
@@ -101,21 +101,39 @@ def compile(
     parallel: bool = False,
     shapes: Shapes | None = None,
     mpi: bool = False,
-) -> Program:
+) -> Program | ShapeSpecialized:
     """Compile `program` and load it: a `Program` that runs `entry` when called.
 
     `program`: a `dflow.Graph`, an xDSL `ModuleOp`, MLIR text, a path to an `.mlir`
     file, or an ONNX model (a `.onnx` path or an `onnx.ModelProto`), whose inputs
     with symbolic dimensions take their static shapes from `shapes` (by ONNX name:
-    `{"input": (1, 3, 224, 224)}`). `devices`: a list such as `"cpu:0,gpu:0"` to place and partition
-    on (default: the devices the program's pins name, else `cpu:0`). `passes`: an
-    `xdsl-opt` pipeline run first (`"df-optimize"`). `parallel`: CPU kernels with
-    numba's `parallel=True`. `mpi`: run under `mpirun`, each device on an MPI rank
-    (device `i` on rank `i mod N`, or the rank it names: `cpu:0@1`); every rank calls
-    `compile` and then the program alike, rank 0's arguments are used and rank 0 gets
-    the results (the others get None). Raises `DflowError` for a program dflow cannot
-    compile.
+    `{"input": (1, 3, 224, 224)}`); without `shapes`, such a model is compiled
+    for the shapes of its feeds on each call with new ones (`ShapeSpecialized`).
+    `devices`: a list such as `"cpu:0,gpu:0"` to place and partition on (default: the
+    devices the program's pins name, else `cpu:0`). `passes`: an `xdsl-opt` pipeline
+    run first (`"df-optimize"`). `parallel`: CPU kernels with numba's `parallel=True`.
+    `mpi`: run under `mpirun`, each device on an MPI rank (device `i` on rank
+    `i mod N`, or the rank it names: `cpu:0@1`); every rank calls `compile` and then
+    the program alike, rank 0's arguments are used and rank 0 gets the results (the
+    others get None). Raises `DflowError` for a program dflow cannot compile.
     """
+    passes = passes or ""
+    if shapes is None and not mpi and is_model(program) and (names := symbolic_inputs(program)):
+        options = CompileOptions(entry, devices, passes, parallel)
+        return ShapeSpecialized(program, names, options)
+    return compile_program(program, entry, devices, passes, parallel, shapes, mpi)
+
+
+def compile_program(
+    program: ProgramLike,
+    entry: str = "main",
+    devices: str | None = None,
+    passes: str | None = None,
+    parallel: bool = False,
+    shapes: Shapes | None = None,
+    mpi: bool = False,
+) -> Program:
+    """`compile` of a program of static shapes (given, where symbolic)."""
     passes = passes or ""
     loaded = load(program, parsed_pipeline(passes), shapes=shapes)
     text, module = loaded.key, loaded.module
@@ -124,6 +142,52 @@ def compile(
     request = request_key(text, asked, passes, ordered=not is_partitioned(module))
     placed = devices_for(module, asked)
     return Program(module, text, placed, parallel, passes, entry, mpi, request=request)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What `compile` was asked besides the program and its shapes."""
+
+    entry: str
+    devices: str | None
+    passes: str
+    parallel: bool
+
+
+class ShapeSpecialized:
+    """An ONNX model with symbolic dimensions, compiled per shape of its feeds: the
+    first call with a shape compiles the model with those static shapes (as
+    `dflow.jit` traces per shape) and later calls with it reuse that program
+    (`programs`, by the inputs' shapes); calls take the inputs in the model's order
+    or by their ONNX names, as a `Program` does."""
+
+    def __init__(self, model: object, names: list[str], options: CompileOptions):
+        self.model = model
+        self.names = names
+        """The model's inputs, in order."""
+        self.options = options
+        self.programs: dict[tuple[tuple[int, ...], ...], Program] = {}
+
+    def __call__(self, *arguments: Any, **named: Any) -> Any:
+        return self.specialized(arguments, named)(*arguments, **named)
+
+    def specialized(self, arguments: Sequence[Any], named: Mapping[str, Any]) -> Program:
+        """The program compiled for the shapes of these inputs."""
+        values = dict(zip(self.names, arguments, strict=False)) | dict(named)
+        missing = [name for name in self.names if name not in values]
+        if len(arguments) > len(self.names) or missing:
+            raise DflowError(
+                f"the model takes {len(self.names)} inputs ({', '.join(self.names)}); "
+                f"{'missing: ' + ', '.join(missing) if missing else 'too many given'}"
+            )
+        shapes = {name: tuple(np.shape(values[name])) for name in self.names}
+        key = tuple(shapes.values())
+        if key not in self.programs:
+            o = self.options
+            self.programs[key] = compile_program(
+                self.model, o.entry, o.devices, o.passes, o.parallel, shapes
+            )
+        return self.programs[key]
 
 
 def _on_ranks(

@@ -50,7 +50,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from dflow.dialects.df.arrays import element_type_of, numpy_dtype
 from dflow.dialects.df.types import ALL_ELEMENTS
-from dflow.driver.frontdoors.api import Program, compile
+from dflow.driver.frontdoors.api import Program, compile_program
 from dflow.driver.loading.source import make_context
 from dflow.frontend.builder import Graph, Tensor
 from dflow.frontend.errors import raised_at, trace_error
@@ -288,7 +288,7 @@ class Jitted:
         results = _outputs(graph, result)
         module = graph.module()
         inline_callees(module, graph.name)
-        program = compile(module, entry=graph.name, **self.options)
+        program = compile_program(module, entry=graph.name, **self.options)
         self.traces += 1
         compiled = Compiled(program, results, tuple(sorted(graph.narrowed_inputs)))
         self.compiled[key] = compiled

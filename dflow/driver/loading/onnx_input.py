@@ -81,3 +81,27 @@ def parse_shape(text: str) -> tuple[str, list[int]]:
     if any(d < 0 for d in shape):
         raise ValueError(f"{text!r}: the dimensions must not be negative")
     return name, shape
+
+
+def symbolic_inputs(program: str | Path | Any) -> list[str]:
+    """The names of a model's inputs (initializers aside, in order) when any of them
+    has a symbolic dimension, else an empty list: such a model is compiled per shape
+    of its feeds."""
+    try:
+        from dflow.frontend.onnx import OnnxImportError, read_model  # noqa: PLC0415
+    except ImportError:
+        return []  # import_onnx says what is missing
+    try:
+        source = Path(program) if isinstance(program, os.PathLike) else program  # pyright: ignore[reportUnknownArgumentType]
+        graph = read_model(source).graph
+    except OnnxImportError:
+        return []  # import_onnx says what is wrong
+    initialized = {tensor.name for tensor in graph.initializer}
+    inputs = [value for value in graph.input if value.name not in initialized]
+    symbolic = any(
+        not dim.HasField("dim_value")
+        for value in inputs
+        if value.type.tensor_type.HasField("shape")
+        for dim in value.type.tensor_type.shape.dim
+    )
+    return [value.name for value in inputs] if symbolic else []

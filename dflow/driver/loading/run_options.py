@@ -24,7 +24,8 @@ from pathlib import Path
 
 from dflow.dialects.devices import DeviceList
 from dflow.driver.errors import DflowError
-from dflow.driver.loading.onnx_input import is_model, onnx_key
+from dflow.driver.loading.arrays import load_inputs
+from dflow.driver.loading.onnx_input import is_model, onnx_key, symbolic_inputs
 from dflow.driver.loading.program_text import Source, display_name, read_source
 
 Shapes = dict[str, list[int]]
@@ -80,6 +81,8 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         raise DflowError("--trace and --profile time the compiled program: leave out --interpret")
     model = is_model(args.file)
     shapes = checked_shapes(args.shape, model)
+    if model and not shapes and args.inputs and not args.mpi:
+        shapes = shapes_of_feeds(args.file, args.inputs)
     devices = None if args.devices is None else checked_device_option(args.devices)
     source = None if model or args.mpi else read_source(args.file)
     return RunOptions(
@@ -100,6 +103,22 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         args.trace,
         args.profile,
     )
+
+
+def shapes_of_feeds(file: str, files: list[str]) -> Shapes:
+    """The shapes of a model's inputs from the `--inputs` that feed them (by ONNX
+    name or position, `argN`) when some input has a symbolic dimension and no
+    `--shape` is given: the run is compiled for the feeds it has."""
+    names = symbolic_inputs(file)
+    if not names:
+        return {}
+    feeds = load_inputs(files)
+    shapes: Shapes = {}
+    for index, name in enumerate(names):
+        value = feeds.get(name, feeds.get(f"arg{index}"))
+        if value is not None:
+            shapes[name] = list(value.shape)
+    return shapes
 
 
 def checked_device_option(requested: str, option: str = "--devices") -> DeviceList:

@@ -28,7 +28,7 @@ from dflow.dialects.df.arrays import numpy_dtype
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.ops.elementwise import float_input
-from dflow.frontend.onnx.ops.tensors import take
+from dflow.frontend.onnx.ops.tensors import pad_constant, take
 from dflow.frontend.onnx.ops.windows import (
     WINDOW_ATTRIBUTES,
     Window,
@@ -208,7 +208,7 @@ def _taps(x: Tensor, win: Window, outputs: Sequence[int], fill: float) -> list[T
     element each output position reads, from `x` padded with `fill`."""
     padded = x
     for axis in (2, 3):
-        padded = _pad(padded, axis, win.begin[axis - 2], win.end[axis - 2], fill)
+        padded = pad_constant(padded, axis, win.begin[axis - 2], win.end[axis - 2], fill)
     taps: list[Tensor] = []
     for i in range(win.kernel[0]):
         rows = [i * win.dilations[0] + o * win.strides[0] for o in range(outputs[0])]
@@ -217,20 +217,6 @@ def _taps(x: Tensor, win: Window, outputs: Sequence[int], fill: float) -> list[T
             columns = [j * win.dilations[1] + o * win.strides[1] for o in range(outputs[1])]
             taps.append(take(picked, 3, columns))
     return taps
-
-
-def _pad(x: Tensor, axis: int, before: int, after: int, fill: float) -> Tensor:
-    """`x` with `before` and `after` slices of `fill` around `axis`."""
-    dtype = numpy_dtype(x.type.element_type)
-    parts: list[Tensor] = []
-    for count in (before, after):
-        shape = list(x.shape)
-        shape[axis] = count
-        parts.append(x.graph.constant(np.full(shape, fill, dtype=dtype)))
-    pieces = [p for p in (parts[0], x, parts[1]) if p.shape[axis] > 0]
-    if len(pieces) == 1:
-        return x
-    return x.graph.emit(df.ConcatOp([p.value for p in pieces], axis))
 
 
 @converter("GlobalAveragePool", "GlobalMaxPool")
@@ -294,6 +280,65 @@ def layer_normalization(node: Node) -> list[Tensor]:
         shapes = [list(p.shape) for p in (scale, bias) if p is not None]
         raise node.error(f"Scale and B of shapes {shapes} do not broadcast to X's {list(x.shape)}")
     return [y, mean, inverse]
+
+
+def _normalized(x: Tensor, axes: list[int], epsilon: float) -> Tensor:
+    """`(x - mean) · rsqrt(var + ε)` over `axes`, the mean and variance each once."""
+    centered = x - x.mean(axes, keepdims=True)
+    return centered * ((centered * centered).mean(axes, keepdims=True) + epsilon).rsqrt()
+
+
+def _per_channel(node: Node, x: Tensor, index: int, what: str) -> Tensor:
+    """Input `index`, one value per channel of `x` (N, C, ...), shaped to broadcast."""
+    value = node.input(index)
+    channels = x.shape[1]
+    if value.shape != (channels,):
+        raise node.error(f"{what} has shape {list(value.shape)}, expected [{channels}]")
+    return value.reshape((channels, *([1] * (len(x.shape) - 2))))
+
+
+@converter("InstanceNormalization", attributes={"epsilon"})
+def instance_normalization(node: Node) -> list[Tensor]:
+    """Each channel of each image normalized over its spatial axes, then scaled and
+    shifted per channel."""
+    x = float_input(node)
+    if len(x.shape) < 3:
+        raise node.error(f"input has shape {list(x.shape)}: N, C and spatial axes expected")
+    normalized = _normalized(x, list(range(2, len(x.shape))), node.float("epsilon", 1e-5))
+    scale, bias = _per_channel(node, x, 1, "scale"), _per_channel(node, x, 2, "B")
+    return [normalized * scale + bias]
+
+
+@converter("GroupNormalization", attributes={"epsilon", "num_groups", "stash_type"})
+def group_normalization(node: Node) -> list[Tensor]:
+    """The channels in `num_groups` groups, each group of each image normalized over
+    its channels and spatial axes, then scaled and shifted per channel (opset 21; per
+    group in opset 18, repeated over the group's channels here)."""
+    x = float_input(node)
+    groups = node.int("num_groups", 0)
+    channels = x.shape[1] if len(x.shape) > 1 else 0
+    if len(x.shape) < 3 or groups <= 0 or channels % groups:
+        raise node.error(
+            f"num_groups {groups} must be positive and divide the {channels} channels "
+            "of an input of rank 3 or more"
+        )
+    batch = x.shape[0]
+    grouped = x.reshape((batch, groups, math.prod(x.shape[1:]) // groups))
+    normalized = _normalized(grouped, [2], node.float("epsilon", 1e-5)).reshape(x.shape)
+    if node.opset < 21:
+        return [normalized * _per_group(node, x, groups, 1) + _per_group(node, x, groups, 2)]
+    scale, bias = _per_channel(node, x, 1, "scale"), _per_channel(node, x, 2, "bias")
+    return [normalized * scale + bias]
+
+
+def _per_group(node: Node, x: Tensor, groups: int, index: int) -> Tensor:
+    """Opset 18's scale or bias (one per group) as one per channel, shaped to broadcast."""
+    value = node.input(index)
+    if value.shape != (groups,):
+        raise node.error(f"input {index} has shape {list(value.shape)}, expected [{groups}]")
+    each = x.shape[1] // groups
+    spread = value.reshape((groups, 1)).broadcast_to((groups, each))
+    return spread.reshape((x.shape[1], *([1] * (len(x.shape) - 2))))
 
 
 @converter("Dropout", attributes={"seed", "ratio"})

@@ -1,4 +1,4 @@
-"""ONNX reductions and the softmaxes.
+"""ONNX reductions, the softmaxes, ArgMax/ArgMin and CumSum.
 
 The reductions take `axes` as an attribute up to an opset (13 for `ReduceSum`, 18
 for `ReduceMean` and `ReduceMax`) and as input 1 from it, where an empty list
@@ -6,15 +6,19 @@ reduces everything unless `noop_with_empty_axes`. Before opset 13 `Softmax` and
 `LogSoftmax` flatten the input into 2-D at `axis` (default 1) and normalize each
 row; from opset 13 they normalize along `axis` (default -1). `LogSoftmax` is
 `x - max - log(sum(exp(x - max)))`, exact where `log(softmax(x))` underflows.
+ArgMax and ArgMin are exact compositions of maxima and comparisons; CumSum is a
+log-step scan of shifted adds.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from xdsl.dialects.builtin import f64, i1, i32
 
 from dflow.dialects import df
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.types import FLOATS
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
@@ -70,3 +74,80 @@ def log_softmax(node: Node) -> list[Tensor]:
     shifted = rows - rows.max([axis], keepdims=True)
     y = shifted - shifted.exp().sum([axis], keepdims=True).log()
     return [y.reshape(x.shape) if y.shape != x.shape else y]
+
+
+@converter("ArgMax", "ArgMin", attributes={"axis", "keepdims", "select_last_index"})
+def arg_extreme(node: Node) -> list[Tensor]:
+    """The index (int64) of the first (or, `select_last_index`, the last) largest or
+    smallest element along `axis`, NaN counting as the largest as in NumPy: composed
+    exactly of a `reduce_max`, an `equal` and a `reduce_max` of positions. ArgMin
+    runs on the order reversed (`-x` for floats, `-1 - x` for integers: no overflow)."""
+    x = node.input(0)
+    rank = len(x.shape)
+    axis = node.axis(node.int("axis", 0), rank)
+    if not x.shape[axis]:
+        raise node.error(f"axis {axis} is empty: it has no {node.op_type[3:].lower()}imum")
+    if node.op_type == "ArgMin":
+        x = -x if node.element(x) in FLOATS else node.scalar(-1, x) - x
+    if node.element(x) == i1:
+        x = x.cast(i32)
+    largest = x.max([axis], keepdims=True)
+    hits = x.equal(largest)
+    if node.element(x) in FLOATS:  # a NaN is the maximum: where there is one, it wins
+        ordered = largest.equal(largest)
+        is_nan = x.equal(x).equal(ordered)  # where the largest is NaN: x != x
+        hits = node.emit(df.SelectOp(ordered.value, hits.value, is_nan.value))
+    size = x.shape[axis]
+    positions = np.arange(size, dtype=np.int64).reshape(
+        [size if k == axis else 1 for k in range(rank)]
+    )
+    last = bool(node.int("select_last_index", 0))
+    ranks = node.graph.constant(positions if last else size - 1 - positions)
+    never = node.graph.constant(np.array(-1, dtype=np.int64))
+    found = node.emit(df.SelectOp(hits.value, ranks.value, never.value))
+    index = found.max([axis], bool(node.int("keepdims", 1)))
+    return [index if last else node.graph.constant(np.array(size - 1, dtype=np.int64)) - index]
+
+
+@converter("CumSum", attributes={"exclusive", "reverse"})
+def cumulative_sum(node: Node) -> list[Tensor]:
+    """Running sums along `axis` (input 1, known at import time) by a log-step scan:
+    `log2(n)` rounds each adding the sums `2^k` places back (exact on integers; floats
+    add in another order than one by one, within their rounding). `reverse` runs from
+    the end, `exclusive` shifts the sums by one."""
+    x = node.input(0)
+    axis_value = node.ints_input(1, "axis")
+    if axis_value is None or len(axis_value) != 1:
+        raise node.error("axis (input 1) must be one integer")
+    axis = node.axis(axis_value[0], len(x.shape))
+    reverse = bool(node.int("reverse", 0))
+    if reverse:
+        x = _flipped(x, axis)
+    total, step = x, 1
+    while step < x.shape[axis]:
+        total = total + _shifted(total, axis, step)
+        step *= 2
+    if node.int("exclusive", 0):
+        total = _shifted(total, axis, 1)
+    return [_flipped(total, axis) if reverse else total]
+
+
+def _shifted(x: Tensor, axis: int, count: int) -> Tensor:
+    """`x` moved `count` places up `axis`, zeros coming in: `y[i] = x[i - count]`."""
+    size = x.shape[axis]
+    count = min(count, size)
+    kept = x[
+        tuple(slice(0, size - count) if k == axis else slice(None) for k in range(len(x.shape)))
+    ]
+    shape = tuple(count if k == axis else d for k, d in enumerate(x.shape))
+    zeros = x.graph.constant(np.zeros(shape, dtype=numpy_dtype(x.type.element_type)))
+    pieces = [p for p in (zeros, kept) if p.shape[axis]]
+    return (
+        x.graph.emit(df.ConcatOp([p.value for p in pieces], axis)) if len(pieces) > 1 else pieces[0]
+    )
+
+
+def _flipped(x: Tensor, axis: int) -> Tensor:
+    """`x` in reverse order along `axis` (a gather of constant indices)."""
+    indices = x.graph.constant(np.arange(x.shape[axis] - 1, -1, -1, dtype=np.int64))
+    return x.graph.emit(df.GatherOp(x.value, indices.value, axis))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dflow.dialects import df
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.folding import constant_operand
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
@@ -261,6 +262,112 @@ def trilu(node: Node) -> list[Tensor]:
     mask = np.triu(ones, k) if node.int("upper", 1) else np.tril(ones, k)
     zero = node.scalar(0, x)
     return [node.emit(df.SelectOp(node.graph.constant(mask).value, x.value, zero.value))]
+
+
+def pad_constant(x: Tensor, axis: int, before: int, after: int, fill: float) -> Tensor:
+    """`x` with `before` and `after` slices of `fill` around `axis`."""
+    dtype = numpy_dtype(x.type.element_type)
+    parts: list[Tensor] = []
+    for count in (before, after):
+        shape = list(x.shape)
+        shape[axis] = count
+        parts.append(x.graph.constant(np.full(shape, fill, dtype=dtype)))
+    return _joined(x, axis, parts[0], parts[1])
+
+
+def _joined(x: Tensor, axis: int, before: Tensor, after: Tensor) -> Tensor:
+    """`before`, `x`, `after` concatenated along `axis`, the empty ones left out."""
+    pieces = [p for p in (before, x, after) if p.shape[axis] > 0]
+    if len(pieces) == 1:
+        return pieces[0]
+    return x.graph.emit(df.ConcatOp([p.value for p in pieces], axis))
+
+
+def _pad_axis(x: Tensor, axis: int, before: int, after: int, mode: str, fill: Tensor) -> Tensor:
+    """`x` padded along `axis` (both counts >= 0) as `mode` says: `fill` (a rank-0
+    tensor), the edge repeated, the inside reflected, or wrapped around."""
+    size = x.shape[axis]
+
+    def rows(indices: list[int]) -> Tensor:
+        where = x.graph.constant(np.array(indices, dtype=np.int64))
+        return x.graph.emit(df.GatherOp(x.value, where.value, axis))
+
+    if mode == "constant":
+        shapes = [
+            tuple(count if k == axis else d for k, d in enumerate(x.shape))
+            for count in (before, after)
+        ]
+        parts = [fill.broadcast_to(shape) for shape in shapes]
+    elif mode == "edge":
+        parts = [rows([0] * before), rows([size - 1] * after)]
+    elif mode == "reflect":
+        parts = [
+            rows(list(range(before, 0, -1))),
+            rows(list(range(size - 2, size - 2 - after, -1))),
+        ]
+    else:  # wrap
+        parts = [
+            rows([(i - before) % size for i in range(before)]),
+            rows([i % size for i in range(after)]),
+        ]
+    return _joined(x, axis, *parts)
+
+
+@converter("Pad", attributes={"mode"})
+def pad(node: Node) -> list[Tensor]:
+    """ONNX's `Pad` (opset 11 on: `pads`, `constant_value` and `axes` as inputs): a
+    negative count crops (a slice), a positive one adds `constant_value` (zero by
+    default), the edge, the inside reflected (`reflect`), or the far end (`wrap`)."""
+    x = node.input(0)
+    rank = len(x.shape)
+    if node.opset < 11:
+        raise node.error("Pad before opset 11 (pads as an attribute) is not supported")
+    mode = node.string("mode", "constant")
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise node.error(f"mode {mode!r} is not constant, edge, reflect or wrap")
+    axes = node.ints_input(3, "axes")
+    chosen = list(range(rank)) if axes is None else [node.axis(a, rank) for a in axes]
+    pads = node.ints_input(1, "pads") or []
+    if len(pads) != 2 * len(chosen):
+        raise node.error(
+            f"pads has {len(pads)} values; 2 per padded axis ({2 * len(chosen)}) expected"
+        )
+    fill = node.optional(2)
+    fill = node.scalar(0, x) if fill is None else fill.reshape(())
+    for k, axis in enumerate(chosen):
+        before, after = pads[k], pads[k + len(chosen)]
+        start, limit = max(0, -before), x.shape[axis] - max(0, -after)
+        if start or limit != x.shape[axis]:
+            x = _slice(x, axis, start, max(start, limit))
+        before, after = max(0, before), max(0, after)
+        if (before or after) and mode != "constant" and not x.shape[axis]:
+            raise node.error(
+                f"axis {axis} is empty: there is nothing to pad it with in {mode} mode"
+            )
+        if mode == "reflect" and max(before, after) >= x.shape[axis]:
+            raise node.error(
+                f"reflect pads of {before} and {after} reach past axis {axis} "
+                f"of size {x.shape[axis]}"
+            )
+        if before or after:
+            x = _pad_axis(x, axis, before, after, mode, fill)
+    return [x]
+
+
+@converter("Range")
+def range_(node: Node) -> list[Tensor]:
+    """`numpy.arange(start, limit, delta)`, all three known at import time (the
+    result's length depends on them): a constant."""
+    start, limit, delta = (
+        node.required_constant(i, what) for i, what in enumerate(("start", "limit", "delta"))
+    )
+    if not (start.shape == limit.shape == delta.shape == ()):
+        raise node.error("start, limit and delta must be scalars")
+    if delta == 0:
+        raise node.error("delta is 0: the range would never end")
+    count = max(int(np.ceil((limit - start) / delta)), 0)
+    values = start + delta * np.arange(count, dtype=start.dtype)
+    return [node.graph.constant(values.astype(start.dtype))]
 
 
 @converter("Split", attributes={"axis", "split", "num_outputs"})
