@@ -4,7 +4,8 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 `onnx.backend.test.case.node.collect_testcases()` rebuilds every case (the wheel no
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
-not: an element type outside FLOAT, DOUBLE, INT32, INT64 and BOOL, a 3-D window,
+not: blocked quantization, an element type outside FLOAT, DOUBLE, INT32, INT64 and
+BOOL at the graph's edge, a 3-D window,
 MaxPool's Indices output, training mode, or `Mod` of floats fed at run time
 (`x - trunc(x/y)·y` rounds where `fmod` is exact; `tests/test_onnx_composites.py`
 folds those cases' constants instead). The reason is read from the model,
@@ -116,12 +117,25 @@ def _array(value: Any) -> Array:
 def exclusion(case: Case) -> tuple[str, str] | None:
     """Why dflow cannot run `case`, as (reason, a word the importer's error must
     contain), read from the model; None when it can."""
-    return _dtype_exclusion(case) or _node_exclusion(case)
-
-
-def _dtype_exclusion(case: Case) -> tuple[str, str] | None:
     graph = case.model.graph
-    for value in [*graph.input, *graph.output]:
+    return (
+        _dtype_exclusion(graph.input)
+        or _blocked(case)
+        or _dtype_exclusion(graph.output)
+        or _node_exclusion(case)
+    )
+
+
+def _blocked(case: Case) -> tuple[str, str] | None:
+    """Blocked quantization (`block_size`), refused for its attribute (after its inputs'
+    types, before its outputs')."""
+    if any(a.name == "block_size" and a.i for a in case.node.attribute):
+        return "blocked quantization", "block_size"
+    return None
+
+
+def _dtype_exclusion(values: Sequence[onnx.ValueInfoProto]) -> tuple[str, str] | None:
+    for value in values:
         if not value.type.HasField("tensor_type"):
             return "not a tensor (a sequence or optional)", "UNDEFINED"
         element = value.type.tensor_type.elem_type

@@ -50,12 +50,22 @@ DTYPES: dict[int, np.dtype[Any]] = {
 }
 """The ONNX element types dflow has (f32, f64, i32, i64, i1)."""
 
+NARROW: dict[int, np.dtype[Any]] = {
+    TensorProto.INT8: np.dtype(np.int8),
+    TensorProto.UINT8: np.dtype(np.uint8),
+    TensorProto.INT16: np.dtype(np.int16),
+    TensorProto.UINT16: np.dtype(np.uint16),
+}
+"""Integer types of quantized models, held as i32 between the quantization ops that
+read and write them (`ops/quantization.py`), with their values in their range."""
+
 _TYPED_FIELDS: dict[int, str] = {
     TensorProto.FLOAT: "float_data",
     TensorProto.DOUBLE: "double_data",
     TensorProto.INT32: "int32_data",
     TensorProto.INT64: "int64_data",
     TensorProto.BOOL: "int32_data",
+    **dict.fromkeys(NARROW, "int32_data"),
 }
 
 
@@ -395,8 +405,16 @@ def checked_count(dims: Sequence[int], what: str, itemsize: int) -> int:
 
 
 def tensor_array(tensor: TensorProto, folder: Path | None, what: str) -> np.ndarray[Any, Any]:
-    """The elements of `tensor` as a new array, its size checked before it is made."""
-    dtype = numpy_dtype(tensor.data_type, what)
+    """The elements of `tensor` as a new array, its size checked before it is made; a
+    narrow integer tensor (`NARROW`) as int32."""
+    if tensor.data_type in NARROW:
+        return _array(tensor, folder, what, NARROW[tensor.data_type]).astype(np.int32)
+    return _array(tensor, folder, what, numpy_dtype(tensor.data_type, what))
+
+
+def _array(
+    tensor: TensorProto, folder: Path | None, what: str, dtype: np.dtype[Any]
+) -> np.ndarray[Any, Any]:
     count = checked_count(tensor.dims, what, dtype.itemsize)
     shape = tuple(tensor.dims)
     if tensor.data_location == TensorProto.EXTERNAL:

@@ -2,9 +2,24 @@
 package registers them all (`graph.CONVERTERS`)."""
 
 from dflow.frontend.onnx.graph import CONVERTERS
-from dflow.frontend.onnx.ops import elementwise, nn, recurrent, reductions, tensors
+from dflow.frontend.onnx.ops import (
+    elementwise,
+    nn,
+    quantization,
+    recurrent,
+    reductions,
+    tensors,
+)
 
 SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 """The ONNX op types dflow imports."""
 
-__all__ = ["SUPPORTED_OPS", "elementwise", "nn", "recurrent", "reductions", "tensors"]
+__all__ = [
+    "SUPPORTED_OPS",
+    "elementwise",
+    "nn",
+    "quantization",
+    "recurrent",
+    "reductions",
+    "tensors",
+]

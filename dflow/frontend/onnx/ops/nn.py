@@ -46,7 +46,11 @@ from dflow.frontend.onnx.ops.windows import (
 def matmul(node: Node) -> list[Tensor]:
     """NumPy's `matmul`: 1-D operands gain an axis that the result drops again;
     leading (batch) axes broadcast. A batch times a matrix is one 2-D product."""
-    a, b = node.input(0), node.input(1)
+    return [numpy_matmul(node, node.input(0), node.input(1))]
+
+
+def numpy_matmul(node: Node, a: Tensor, b: Tensor) -> Tensor:
+    """`numpy.matmul(a, b)` of df tensors (also the integer products' core)."""
     vector_a, vector_b = len(a.shape) == 1, len(b.shape) == 1
     if vector_a:
         a = a.reshape((1, a.shape[0]))
@@ -60,7 +64,7 @@ def matmul(node: Node) -> list[Tensor]:
         shape.pop(-1)
     if vector_a:
         shape.pop(-1 if vector_b else -2)
-    return [y.reshape(shape) if len(shape) != len(y.shape) else y]
+    return y.reshape(shape) if len(shape) != len(y.shape) else y
 
 
 def _product(node: Node, a: Tensor, b: Tensor) -> Tensor:
@@ -106,7 +110,12 @@ def gemm(node: Node) -> list[Tensor]:
 def conv(node: Node) -> list[Tensor]:
     """A 1-D or 2-D `Conv` as one `df.conv2d`, whose `groups` is the node's `group`
     (grouped, or depthwise when it is the input's channels)."""
-    x, w, bias = node.input(0), node.input(1), node.optional(2)
+    return [conv2d_of(node, node.input(0), node.input(1), node.optional(2))]
+
+
+def conv2d_of(node: Node, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
+    """`x` convolved with `w` (and `bias`) by the node's window attributes and `group`
+    (also the integer and quantized convolutions' core, on their shifted operands)."""
     rank = spatial_rank(node, x)
     if len(w.shape) != len(x.shape):
         raise node.error(f"filter of shape {list(w.shape)} for an input of {list(x.shape)}")
@@ -121,7 +130,7 @@ def conv(node: Node) -> list[Tensor]:
             f"group={groups} does not divide input {list(x.shape)} and filter {list(w.shape)}"
         )
     y = _conv2d(node, as_2d(x), as_2d(w), bias, win, groups)
-    return [from_2d(y, rank)]
+    return from_2d(y, rank)
 
 
 def _conv2d(

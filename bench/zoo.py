@@ -1,0 +1,115 @@
+"""The model zoo (`tests/support/zoo.py`) through dflow, against ONNX Runtime and PyTorch.
+
+    taskset -c 0 python bench/zoo.py [--models resnet18 bert ...] [--runs 10] [--rounds 3]
+
+Per model, all from this run, in a fresh on-disk cache: the export's ONNX import
+(`dflow import`'s work), the lowering to device modules, the first call (numba
+compiling the kernels), then the steady time of one call of dflow, ONNX Runtime (one
+intra-op and one inter-op thread) and PyTorch eager (`torch.set_num_threads(1)`,
+`no_grad`), in interleaved rounds of `--runs` calls each, best round kept, and the
+ratios dflow / peer (below 1: dflow is faster). dflow's result is checked against
+ONNX Runtime's and PyTorch's first (the zoo's tolerance). One core: run under
+`taskset -c 0`; OpenBLAS gets one thread, as the peers do. The table printed is the
+README's zoo table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+WORK = Path(tempfile.mkdtemp(prefix="dflow-bench-zoo-"))
+os.environ["DFLOW_CACHE_DIR"] = str(WORK / "cache")
+os.environ["NUMBA_CACHE_DIR"] = str(WORK / "numba")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+from zoo import MODELS, ZooModel, assert_matches  # noqa: E402
+
+import dflow  # noqa: E402
+from dflow.frontend.onnx import import_model  # noqa: E402
+
+
+def best(calls: dict[str, Callable[[], Any]], runs: int, rounds: int) -> dict[str, float]:
+    """Per contender, the best over `rounds` interleaved rounds of the mean of `runs` calls."""
+    times = {name: float("inf") for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            for _ in range(runs):
+                call()
+            times[name] = min(times[name], (time.perf_counter() - start) / runs)
+    return times
+
+
+def measure(entry: ZooModel, runs: int, rounds: int) -> dict[str, float]:
+    module = entry.module()
+    model = entry.export(module)
+    x = entry.input(seed=1)
+    start = time.perf_counter()
+    import_model(model)
+    imported = time.perf_counter() - start
+    start = time.perf_counter()
+    program = dflow.compile(model)
+    lowered = time.perf_counter() - start
+    start = time.perf_counter()
+    result = program(x=x)
+    first = time.perf_counter() - start
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    assert_matches(result, session.run(None, {"x": x})[0])
+    assert_matches(result, entry.eager(module, x))
+    tensor = torch.from_numpy(x)
+
+    def eager() -> Any:
+        with torch.no_grad():
+            return module(tensor)
+
+    steady = best(
+        {"dflow": lambda: program(x=x), "ort": lambda: session.run(None, {"x": x}), "torch": eager},
+        runs,
+        rounds,
+    )
+    return {"import": imported, "lower": lowered, "first": first, **steady}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="*", default=[m.name for m in MODELS])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    arguments = parser.parse_args()
+    torch.set_num_threads(1)
+    header = (
+        "| model | family | import s | lower s | first call s | dflow ms | ONNX Runtime ms "
+        "| PyTorch ms | dflow / ORT | dflow / PyTorch |"
+    )
+    print(header)
+    print("|---" * (header.count("|") - 1) + "|")
+    for entry in MODELS:
+        if entry.name not in arguments.models:
+            continue
+        t = measure(entry, arguments.runs, arguments.rounds)
+        print(
+            f"| {entry.name} | {entry.family} | {t['import']:.2f} | {t['lower']:.2f} | "
+            f"{t['first']:.2f} | {t['dflow'] * 1e3:.3f} | {t['ort'] * 1e3:.3f} | "
+            f"{t['torch'] * 1e3:.3f} | {t['dflow'] / t['ort']:.2f} | "
+            f"{t['dflow'] / t['torch']:.2f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""Quantization ONNX ops: QDQ models (`QuantizeLinear`, `DequantizeLinear`), dynamic
+quantization (`DynamicQuantizeLinear`, `MatMulInteger`), `ConvInteger` and the
+`QLinearMatMul`/`QLinearConv` of operator-form models.
+
+Narrow integers are held as i32 (`narrow.py` keeps them away from other arithmetic),
+so each op is composed exactly:
+- quantize: `clip(round(x / scale) + zero_point)` to the type's range (`round` halves
+  to even, as ONNX says), then `i32`;
+- dequantize: `(q - zero_point) · scale`, the difference exact in i32;
+- integer products: the zero points subtracted in i32 and `df.matmul` on i32 (the sum
+  of products of 8-bit values fits); integer convolutions in f64 (`df.conv2d` is for
+  floats; products and sums of 8-bit values are exact in f64's 53 bits), back to i32;
+- `QLinear*`: the i32 accumulator times `a_scale · b_scale / y_scale`, then quantized.
+Per-axis scales and zero points (1-D, along `axis`) broadcast along their axis.
+"""
+
+from __future__ import annotations
+
+from onnx import TensorProto
+from xdsl.dialects.builtin import f32, f64, i32
+
+from dflow.dialects import df
+from dflow.frontend.builder import Tensor
+from dflow.frontend.onnx.graph import Node, converter
+from dflow.frontend.onnx.narrow import RANGES
+from dflow.frontend.onnx.ops.nn import conv2d_of, numpy_matmul
+from dflow.frontend.onnx.ops.windows import WINDOW_ATTRIBUTES
+
+
+def _along(node: Node, value: Tensor, axis: int, rank: int) -> Tensor:
+    """A scale or zero point shaped to broadcast against a tensor of `rank`: a scalar
+    (or one element) as it is, a 1-D one along `axis`."""
+    if len(value.shape) == 0 or value.shape == (1,):
+        return value.reshape(())
+    if len(value.shape) != 1:
+        raise node.error(f"a scale or zero point of shape {list(value.shape)}: blocked "
+                         "quantization is not supported")  # fmt: skip
+    axis = node.axis(axis, rank)
+    return value.reshape([value.shape[0] if k == axis else 1 for k in range(rank)])
+
+
+def _zero_point(node: Node, index: int, like: Tensor, axis: int) -> Tensor | None:
+    point = node.optional(index)
+    return None if point is None else _along(node, point, axis, len(like.shape))
+
+
+def quantized(x: Tensor, scale: Tensor, point: Tensor | None, data_type: int) -> Tensor:
+    """`clip(round(x / scale) + point, low, high)` as i32, computed in `x`'s float type."""
+    low, high = RANGES[data_type]
+    q = (x / scale).round()
+    if point is not None:
+        q = q + point.cast(x.type.element_type)
+    return q.maximum(float(low)).minimum(float(high)).cast(i32)
+
+
+@converter("QuantizeLinear", attributes={"axis", "saturate"})
+def quantize_linear(node: Node) -> list[Tensor]:
+    x = node.input(0)
+    if x.type.element_type not in (f32, f64):
+        raise node.error(f"x must be float or double, got {x.type.element_type}")
+    axis = node.int("axis", 1)
+    scale = _along(node, node.input(1), axis, len(x.shape))
+    point = _zero_point(node, 2, x, axis)
+    data_type = node.narrow.get(2, TensorProto.UINT8)
+    if point is not None and 2 not in node.narrow:
+        raise node.error("y_zero_point must be INT8, UINT8, INT16 or UINT16")
+    return [quantized(x, scale.cast(x.type.element_type), point, data_type)]
+
+
+@converter("DequantizeLinear", attributes={"axis"})
+def dequantize_linear(node: Node) -> list[Tensor]:
+    q = node.input(0)
+    axis = node.int("axis", 1)
+    scale = _along(node, node.input(1), axis, len(q.shape))
+    point = _zero_point(node, 2, q, axis)
+    shifted = q if point is None else q - point
+    return [shifted.cast(scale.type.element_type) * scale]
+
+
+@converter("DynamicQuantizeLinear")
+def dynamic_quantize_linear(node: Node) -> list[Tensor]:
+    """UINT8 with `scale = (max(0, max x) - min(0, min x)) / 255` and the zero point
+    `clip(round(-min / scale))`, as ONNX defines it (a scale of 0, all zeros, taken as 1)."""
+    x = node.input(0)
+    if x.type.element_type != f32:
+        raise node.error(f"x must be float, got {x.type.element_type}")
+    axes = list(range(len(x.shape)))
+    largest = x.max(axes).maximum(0.0)
+    smallest = (-(-x).max(axes)).minimum(0.0)
+    scale = (largest - smallest) / 255.0
+    scale = node.emit(df.SelectOp(scale.equal(0.0).value, node.scalar(1.0, x).value, scale.value))
+    point = (-smallest / scale).round().maximum(0.0).minimum(255.0)
+    y = quantized(x, scale, point.cast(i32), TensorProto.UINT8)
+    return [y, scale, point.cast(i32)]
+
+
+def _integer_operand(node: Node, index: int, point_index: int, axis: int) -> Tensor:
+    """Input `index` minus its zero point (input `point_index`, per `axis` when 1-D)."""
+    value = node.input(index)
+    point = _zero_point(node, point_index, value, axis)
+    return value if point is None else value - point
+
+
+@converter("MatMulInteger")
+def matmul_integer(node: Node) -> list[Tensor]:
+    """`(A - a_zero_point) @ (B - b_zero_point)` in i32; A's zero point per row, B's
+    per column when 1-D."""
+    a = _integer_operand(node, 0, 2, max(0, len(node.input(0).shape) - 2))
+    b = _integer_operand(node, 1, 3, len(node.input(1).shape) - 1)
+    return [numpy_matmul(node, a, b)]
+
+
+@converter("ConvInteger", attributes=WINDOW_ATTRIBUTES | {"group"})
+def conv_integer(node: Node) -> list[Tensor]:
+    """`(x - x_zero_point) ⊛ (w - w_zero_point)` (w's zero point per output channel
+    when 1-D), convolved in f64 (exact) and returned as i32."""
+    x = _integer_operand(node, 0, 2, 1).cast(f64)
+    w = _integer_operand(node, 1, 3, 0).cast(f64)
+    return [conv2d_of(node, x, w, None).cast(i32)]
+
+
+@converter("QLinearMatMul")
+def qlinear_matmul(node: Node) -> list[Tensor]:
+    """The i32 product of the zero-point-shifted operands, requantized by
+    `a_scale · b_scale / y_scale` to `y_zero_point`'s type."""
+    a = _integer_operand(node, 0, 2, max(0, len(node.input(0).shape) - 2))
+    b = _integer_operand(node, 3, 5, len(node.input(3).shape) - 1)
+    accumulated = numpy_matmul(node, a, b).cast(f32)
+    scale = node.input(1).reshape(()) * _along(node, node.input(4), len(b.shape) - 1, len(b.shape))
+    return [_requantized(node, accumulated * (scale / node.input(6).reshape(())), 7)]
+
+
+@converter("QLinearConv", attributes=WINDOW_ATTRIBUTES | {"group"})
+def qlinear_conv(node: Node) -> list[Tensor]:
+    """The convolution of the shifted operands (in f64, exact) plus the i32 bias,
+    requantized by `x_scale · w_scale / y_scale` to `y_zero_point`'s type."""
+    x = _integer_operand(node, 0, 2, 1).cast(f64)
+    w = _integer_operand(node, 3, 5, 0).cast(f64)
+    accumulated = conv2d_of(node, x, w, None)
+    bias = node.optional(8)
+    if bias is not None:
+        accumulated = accumulated + bias.cast(f64).reshape((bias.shape[0], 1, 1))
+    w_scale = _along(node, node.input(4), 1, 4).cast(f64)
+    scale = node.input(1).reshape(()).cast(f64) * w_scale / node.input(6).reshape(()).cast(f64)
+    return [_requantized(node, (accumulated * scale).cast(f32), 7)]
+
+
+def _requantized(node: Node, value: Tensor, point_index: int) -> Tensor:
+    point = _zero_point(node, point_index, value, 1)
+    data_type = node.narrow.get(point_index, TensorProto.UINT8)
+    rounded = value.round()
+    if point is not None:
+        rounded = rounded + point.cast(value.type.element_type)
+    low, high = RANGES[data_type]
+    return rounded.maximum(float(low)).minimum(float(high)).cast(i32)

@@ -1,0 +1,167 @@
+"""The project's model zoo: architectures users bring, built with random weights (seed
+0, no download) and exported by `torch.onnx.export` (TorchScript's exporter, opset 17,
+static shapes), for `tests/test_zoo.py` (a fast subset in CI) and `bench/zoo.py` (all).
+
+- torchvision's ResNet-18, MobileNet-V2 and EfficientNet-B0 (written out in
+  `torch_models.py`: PyPI's torchvision does not import beside the CPU torch), batch 1,
+  224x224;
+- transformers' BERT, DistilBERT, GPT-2, T5's encoder and ViT from small configs (2
+  layers, width 32), a batch of 2 sequences of 16 tokens (ViT: 2 images of 32x32);
+- an LSTM and a GRU layer (2 layers, bidirectional) over 16 steps.
+
+Each entry names its family, builds its `nn.Module` (eval mode) and draws its inputs
+by ONNX input name.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+import torch
+import torch_models
+
+Array = np.ndarray[Any, Any]
+VOCABULARY = 100
+
+
+class LastHidden(torch.nn.Module):
+    """A transformers model's last hidden state from one input (its keyword `key`)."""
+
+    def __init__(self, model: Any, key: str = "input_ids") -> None:
+        super().__init__()
+        self.model, self.key = model, key
+
+    def forward(self, x: Any) -> Any:
+        return self.model(**{self.key: x}).last_hidden_state
+
+
+class Recurrent(torch.nn.Module):
+    """A recurrent layer's output sequence."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.layer = getattr(torch.nn, kind)(32, 64, num_layers=2, bidirectional=True)
+
+    def forward(self, x: Any) -> Any:
+        return self.layer(x)[0]
+
+
+def _transformers() -> Any:
+    import transformers  # noqa: PLC0415 (an optional package: only its models need it)
+
+    return transformers
+
+
+def _bert() -> Any:
+    t = _transformers()
+    config = t.BertConfig(
+        vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )  # fmt: skip
+    return LastHidden(t.BertModel(config))
+
+
+def _distilbert() -> Any:
+    t = _transformers()
+    config = t.DistilBertConfig(
+        vocab_size=VOCABULARY, dim=32, n_layers=2, n_heads=2, hidden_dim=64,
+        max_position_embeddings=64,
+    )  # fmt: skip
+    return LastHidden(t.DistilBertModel(config))
+
+
+def _gpt2() -> Any:
+    t = _transformers()
+    config = t.GPT2Config(
+        vocab_size=VOCABULARY, n_embd=32, n_layer=2, n_head=2, n_positions=64,
+        bos_token_id=0, eos_token_id=0,
+    )  # fmt: skip
+    return LastHidden(t.GPT2Model(config))
+
+
+def _t5_encoder() -> Any:
+    t = _transformers()
+    config = t.T5Config(
+        vocab_size=VOCABULARY, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2
+    )
+    return LastHidden(t.T5EncoderModel(config))
+
+
+def _vit() -> Any:
+    t = _transformers()
+    config = t.ViTConfig(
+        hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        image_size=32, patch_size=8,
+    )  # fmt: skip
+    return LastHidden(t.ViTModel(config), "pixel_values")
+
+
+def _image(shape: tuple[int, ...]) -> Callable[[np.random.Generator], Array]:
+    return lambda rng: rng.standard_normal(shape).astype(np.float32)
+
+
+def _tokens(rng: np.random.Generator) -> Array:
+    return rng.integers(0, VOCABULARY, (2, 16))
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    name: str
+    family: str
+    build: Callable[[], Any]
+    draw: Callable[[np.random.Generator], Array]
+    """The input, drawn from a generator (fed as `x`)."""
+
+    def module(self) -> Any:
+        torch.manual_seed(0)
+        return self.build().eval()
+
+    def input(self, seed: int = 0) -> Array:
+        return self.draw(np.random.default_rng(seed))
+
+    def export(self, module: Any) -> onnx.ModelProto:
+        """`module` exported at opset 17 with its input named `x`, output `y`."""
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                module, (torch.from_numpy(self.input()),), buffer, dynamo=False,
+                opset_version=17, input_names=["x"], output_names=["y"],
+            )  # fmt: skip
+        return onnx.load_from_string(buffer.getvalue())
+
+    def eager(self, module: Any, x: Array) -> Array:
+        with torch.no_grad():
+            return module(torch.from_numpy(x)).numpy()
+
+
+MODELS: tuple[ZooModel, ...] = (
+    ZooModel("resnet18", "torchvision", torch_models.resnet18, _image((1, 3, 224, 224))),
+    ZooModel("mobilenet_v2", "torchvision", torch_models.MobileNetV2, _image((1, 3, 224, 224))),
+    ZooModel(
+        "efficientnet_b0", "torchvision", torch_models.EfficientNetB0, _image((1, 3, 224, 224))
+    ),
+    ZooModel("bert", "transformers", _bert, _tokens),
+    ZooModel("distilbert", "transformers", _distilbert, _tokens),
+    ZooModel("gpt2", "transformers", _gpt2, _tokens),
+    ZooModel("t5_encoder", "transformers", _t5_encoder, _tokens),
+    ZooModel("vit", "transformers", _vit, _image((2, 3, 32, 32))),
+    ZooModel("lstm", "recurrent", lambda: Recurrent("LSTM"), _image((16, 2, 32))),
+    ZooModel("gru", "recurrent", lambda: Recurrent("GRU"), _image((16, 2, 32))),
+)
+"""Every model of the zoo."""
+
+BY_NAME = {model.name: model for model in MODELS}
+
+
+def assert_matches(actual: Array, expected: Array) -> None:
+    """The zoo's tolerance: rtol 1e-3, atol 1e-4 of the largest magnitude."""
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    scale = float(np.max(np.abs(expected)))
+    np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-4 * scale)
