@@ -1,4 +1,4 @@
-"""The model zoo (`tests/support/zoo.py`) through dflow, against ONNX Runtime and PyTorch.
+"""The model zoo (`tests/support/model_zoo.py`) through dflow, against ONNX Runtime and PyTorch.
 
     taskset -c 0 python bench/zoo.py [--models resnet18 bert ...] [--runs 10] [--rounds 3]
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"
 
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
-from zoo import MODELS, ZooModel, assert_matches  # noqa: E402
+from model_zoo import MODELS, ZooModel, assert_matches  # noqa: E402
 
 import dflow  # noqa: E402
 from dflow.frontend.onnx import import_model  # noqa: E402

@@ -103,7 +103,7 @@ def _final_scale(model: onnx.ModelProto) -> float:
 
 def test_dynamically_quantized_bert_matches_onnx_runtime(tmp_path: Path) -> None:
     transformers = require("transformers", "to build BERT (pip install -e '.[dev]')")
-    from zoo import LastHidden  # noqa: PLC0415
+    from model_zoo import LastHidden  # noqa: PLC0415
 
     config = transformers.BertConfig(
         vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,

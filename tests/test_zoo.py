@@ -1,4 +1,4 @@
-"""The model zoo (`tests/support/zoo.py`), a fast subset in CI: models of each family
+"""The model zoo (`tests/support/model_zoo.py`), a fast subset in CI: models of each family
 not tested elsewhere (ResNet-18 is in `test_onnx_torch.py`, BERT and GPT-2 in
 `test_onnx_transformers.py`), exported, compiled by dflow and compared with ONNX
 Runtime (one thread) and PyTorch within the zoo's tolerance (rtol 1e-3, atol 1e-4 of
@@ -17,7 +17,7 @@ require("torch", "to export models to ONNX (pip install -e '.[dev]')")
 require("transformers", "to build the transformers models (pip install -e '.[dev]')")
 pytestmark = pytest.mark.usefixtures("module_cache")
 
-from zoo import BY_NAME, assert_matches  # noqa: E402 (imports torch: after the skips)
+from model_zoo import BY_NAME, assert_matches  # noqa: E402 (imports torch: after the skips)
 
 SUBSET = ("mobilenet_v2", "distilbert", "t5_encoder", "vit", "gru")
 

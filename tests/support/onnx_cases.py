@@ -6,7 +6,8 @@ longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: blocked quantization, an element type outside FLOAT, DOUBLE, INT32, INT64 and
 BOOL at the graph's edge, a 3-D window,
-MaxPool's Indices output, training mode, or `Mod` of floats fed at run time
+MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, or
+`Mod` of floats fed at run time
 (`x - trunc(x/y)·y` rounds where `fmod` is exact; `tests/test_onnx_composites.py`
 folds those cases' constants instead). The reason is read from the model,
 not from the importer, and `tests/test_onnx_conformance.py` checks that the
@@ -64,6 +65,7 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "RNN": {4},
     "GRU": {4},
     "LSTM": {4},
+    "Resize": {1, 2, 3},
     "Pad": {1, 3},
     "Range": {0, 1, 2},
     "CumSum": {1},
@@ -151,15 +153,17 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
     if case.op_type == "Cast" and attributes["to"] not in DFLOW_TYPES:
         name = TensorProto.DataType.Name(attributes["to"])
         return f"a cast to {name}", name
-    if case.op_type in WINDOW_OPS and len(_input_shape(case, 0)) == 5:
-        return "a 3-D window", "3-D"
-    if case.op_type == "MaxPool" and len(node.output) > 1:
-        return "the Indices output", "Indices"
-    if attributes.get("training_mode") or _training_input(case):
-        return "training mode", "training"
-    if case.op_type == "Mod" and _input_type(case, 0) in FLOAT_TYPES:
-        return "floating-point Mod of run-time operands", "floating-point"
-    return None
+    checks = [
+        (case.op_type in WINDOW_OPS and len(_input_shape(case, 0)) == 5, "a 3-D window", "3-D"),
+        (case.op_type == "MaxPool" and len(node.output) > 1, "the Indices output", "Indices"),
+        (bool(attributes.get("training_mode")) or _training_input(case), "training mode",
+         "training"),
+        (attributes.get("keep_aspect_ratio_policy", b"stretch") != b"stretch",
+         "a resize keeping the aspect ratio", "keep_aspect_ratio_policy"),
+        (case.op_type == "Mod" and _input_type(case, 0) in FLOAT_TYPES,
+         "floating-point Mod of run-time operands", "floating-point"),
+    ]  # fmt: skip
+    return next(((reason, word) for hit, reason, word in checks if hit), None)
 
 
 def _input_type(case: Case, index: int) -> int:

@@ -8,6 +8,7 @@ from dflow.frontend.onnx.ops import (
     quantization,
     recurrent,
     reductions,
+    resize,
     tensors,
 )
 
@@ -21,5 +22,6 @@ __all__ = [
     "quantization",
     "recurrent",
     "reductions",
+    "resize",
     "tensors",
 ]
