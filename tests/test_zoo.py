@@ -19,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("module_cache")
 
 from model_zoo import BY_NAME, assert_matches  # noqa: E402 (imports torch: after the skips)
 
-SUBSET = ("mobilenet_v2", "distilbert", "t5_encoder", "vit", "gru")
+SUBSET = ("mobilenet_v2", "shufflenet_v2", "distilbert", "t5_encoder", "vit", "gru")
 
 
 @pytest.mark.parametrize("name", SUBSET)

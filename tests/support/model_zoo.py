@@ -2,9 +2,9 @@
 0, no download) and exported by `torch.onnx.export` (TorchScript's exporter, opset 17,
 static shapes), for `tests/test_zoo.py` (a fast subset in CI) and `bench/zoo.py` (all).
 
-- torchvision's ResNet-18, MobileNet-V2 and EfficientNet-B0 (written out in
-  `torch_models.py`: PyPI's torchvision does not import beside the CPU torch), batch 1,
-  224x224;
+- torchvision's ResNet-18, MobileNet-V2, EfficientNet-B0, SqueezeNet 1.1,
+  ShuffleNet-V2 and DenseNet-121 (written out in `torch_models.py`: PyPI's torchvision
+  does not import beside the CPU torch), batch 1, 224x224;
 - transformers' BERT, DistilBERT, GPT-2, T5's encoder and ViT from small configs (2
   layers, width 32), a batch of 2 sequences of 16 tokens (ViT: 2 images of 32x32);
 - an LSTM and a GRU layer (2 layers, bidirectional) over 16 steps.
@@ -147,6 +147,11 @@ MODELS: tuple[ZooModel, ...] = (
     ZooModel(
         "efficientnet_b0", "torchvision", torch_models.EfficientNetB0, _image((1, 3, 224, 224))
     ),
+    ZooModel("squeezenet1_1", "torchvision", torch_models.squeezenet1_1, _image((1, 3, 224, 224))),
+    ZooModel(
+        "shufflenet_v2", "torchvision", torch_models.shufflenet_v2_x1_0, _image((1, 3, 224, 224))
+    ),
+    ZooModel("densenet121", "torchvision", torch_models.densenet121, _image((1, 3, 224, 224))),
     ZooModel("bert", "transformers", _bert, _tokens),
     ZooModel("distilbert", "transformers", _distilbert, _tokens),
     ZooModel("gpt2", "transformers", _gpt2, _tokens),

@@ -8,8 +8,10 @@ plain `torch.nn`. So ResNet-18 is written out here as torchvision 0.2x defines i
 four stages of two BasicBlocks at 64/128/256/512 channels, the stride-2 blocks with a
 1x1 convolution + batch norm on the shortcut, global average pool, a 1000-way Linear),
 with torchvision's initialization (Kaiming-normal convolutions, batch norm weight 1 and
-bias 0); MobileNet-V2 and EfficientNet-B0 likewise, as torchvision's `mobilenet_v2()`
-and `efficientnet_b0()` stack their layers (PyTorch's default initialization). The
+bias 0); MobileNet-V2, EfficientNet-B0, SqueezeNet 1.1, ShuffleNet-V2 and DenseNet-121
+likewise, as torchvision's `mobilenet_v2()`, `efficientnet_b0()`, `squeezenet1_1()`,
+`shufflenet_v2_x1_0()` and `densenet121()` stack their layers (PyTorch's default
+initialization). The
 tests and `bench/` use them with random weights.
 """
 
@@ -195,3 +197,103 @@ class EfficientNetB0(nn.Module):
     def forward(self, x: Any) -> Any:
         x = nn.functional.adaptive_avg_pool2d(self.features(x), 1)
         return self.classifier(torch.flatten(x, 1))
+
+
+class Fire(nn.Module):
+    """SqueezeNet's block: a 1x1 squeeze, then 1x1 and 3x3 expansions concatenated."""
+
+    def __init__(self, inputs: int, squeezed: int, ones: int, threes: int) -> None:
+        super().__init__()
+        self.squeeze = nn.Conv2d(inputs, squeezed, 1)
+        self.expand1x1 = nn.Conv2d(squeezed, ones, 1)
+        self.expand3x3 = nn.Conv2d(squeezed, threes, 3, padding=1)
+
+    def forward(self, x: Any) -> Any:
+        x = torch.relu(self.squeeze(x))
+        return torch.cat([torch.relu(self.expand1x1(x)), torch.relu(self.expand3x3(x))], 1)
+
+
+def squeezenet1_1() -> nn.Module:
+    """torchvision's `squeezenet1_1()`: ceil-mode pools, eight Fire blocks, a 1x1
+    convolution classifier."""
+    pool = lambda: nn.MaxPool2d(3, 2, ceil_mode=True)  # noqa: E731
+    return nn.Sequential(
+        nn.Conv2d(3, 64, 3, 2), nn.ReLU(), pool(), Fire(64, 16, 64, 64), Fire(128, 16, 64, 64),
+        pool(), Fire(128, 32, 128, 128), Fire(256, 32, 128, 128), pool(),
+        Fire(256, 48, 192, 192), Fire(384, 48, 192, 192), Fire(384, 64, 256, 256),
+        Fire(512, 64, 256, 256), nn.Dropout(0.5), nn.Conv2d(512, 1000, 1), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+    )  # fmt: skip
+
+
+class ShuffleUnit(nn.Module):
+    """ShuffleNet-V2's unit: half the channels through a 1x1-depthwise-1x1 branch (both
+    halves when it strides), concatenated and shuffled between two groups."""
+
+    def __init__(self, inputs: int, outputs: int, stride: int) -> None:
+        super().__init__()
+        half, self.stride = outputs // 2, stride
+        if stride > 1:
+            self.branch1 = nn.Sequential(
+                _conv_bn(inputs, inputs, 3, stride, inputs, None),
+                _conv_bn(inputs, half, 1, 1, 1, nn.ReLU),
+            )
+        self.branch2 = nn.Sequential(
+            _conv_bn(inputs if stride > 1 else half, half, 1, 1, 1, nn.ReLU),
+            _conv_bn(half, half, 3, stride, half, None),
+            _conv_bn(half, half, 1, 1, 1, nn.ReLU),
+        )
+
+    def forward(self, x: Any) -> Any:
+        if self.stride == 1:
+            kept, changed = x.chunk(2, dim=1)
+            out = torch.cat((kept, self.branch2(changed)), 1)
+        else:
+            out = torch.cat((self.branch1(x), self.branch2(x)), 1)
+        n, c, h, w = out.shape
+        return out.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+
+
+def shufflenet_v2_x1_0() -> nn.Module:
+    """torchvision's `shufflenet_v2_x1_0()`: stages of 4, 8 and 4 units."""
+    layers: list[nn.Module] = [_conv_bn(3, 24, 3, 2, 1, nn.ReLU), nn.MaxPool2d(3, 2, 1)]
+    channels = 24
+    for outputs, units in ((116, 4), (232, 8), (464, 4)):
+        layers.append(ShuffleUnit(channels, outputs, 2))
+        layers += [ShuffleUnit(outputs, outputs, 1) for _ in range(units - 1)]
+        channels = outputs
+    layers += [_conv_bn(channels, 1024, 1, 1, 1, nn.ReLU), nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+    return nn.Sequential(*layers, nn.Linear(1024, 1000))
+
+
+class DenseLayer(nn.Module):
+    """DenseNet's layer: batch norm, ReLU, 1x1 to 4·growth, batch norm, ReLU, 3x3 to
+    growth, concatenated after its input."""
+
+    def __init__(self, inputs: int, growth: int) -> None:
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.BatchNorm2d(inputs), nn.ReLU(), nn.Conv2d(inputs, 4 * growth, 1, bias=False),
+            nn.BatchNorm2d(4 * growth), nn.ReLU(),
+            nn.Conv2d(4 * growth, growth, 3, padding=1, bias=False),
+        )  # fmt: skip
+
+    def forward(self, x: Any) -> Any:
+        return torch.cat([x, self.layers(x)], 1)
+
+
+def densenet121() -> nn.Module:
+    """torchvision's `densenet121()`: blocks of 6, 12, 24 and 16 layers (growth 32),
+    halving transitions between them."""
+    layers: list[nn.Module] = [_conv_bn(3, 64, 7, 2, 1, nn.ReLU), nn.MaxPool2d(3, 2, 1)]
+    channels = 64
+    for block, count in enumerate((6, 12, 24, 16)):
+        for _ in range(count):
+            layers.append(DenseLayer(channels, 32))
+            channels += 32
+        if block < 3:
+            halve = nn.Conv2d(channels, channels // 2, 1, bias=False)
+            layers += [nn.BatchNorm2d(channels), nn.ReLU(), halve, nn.AvgPool2d(2, 2)]
+            channels //= 2
+    layers += [nn.BatchNorm2d(channels), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+    return nn.Sequential(*layers, nn.Linear(channels, 1000))
