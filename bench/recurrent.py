@@ -22,7 +22,6 @@ import os
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
+from rounds import best  # noqa: E402
 
 import dflow  # noqa: E402
 
@@ -51,18 +51,6 @@ def export(layer: Any, x: np.ndarray[Any, Any]) -> onnx.ModelProto:
             input_names=["x"], output_names=["y"],
         )  # fmt: skip
     return onnx.load_from_string(buffer.getvalue())
-
-
-def best(calls: dict[str, Callable[[], Any]], runs: int, rounds: int) -> dict[str, float]:
-    """Per contender, the best over `rounds` interleaved rounds of the mean of `runs` calls."""
-    times = {name: float("inf") for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            for _ in range(runs):
-                call()
-            times[name] = min(times[name], (time.perf_counter() - start) / runs)
-    return times
 
 
 def measure(kind: str, batch: int, runs: int, rounds: int) -> None:

@@ -20,7 +20,6 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 from model_zoo import MODELS, ZooModel, assert_matches  # noqa: E402
+from rounds import best  # noqa: E402
 
 import dflow  # noqa: E402
 from dflow.frontend.onnx import import_model  # noqa: E402
-
-
-def best(calls: dict[str, Callable[[], Any]], runs: int, rounds: int) -> dict[str, float]:
-    """Per contender, the best over `rounds` interleaved rounds of the mean of `runs` calls."""
-    times = {name: float("inf") for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            for _ in range(runs):
-                call()
-            times[name] = min(times[name], (time.perf_counter() - start) / runs)
-    return times
 
 
 def measure(entry: ZooModel, runs: int, rounds: int) -> dict[str, float]:

@@ -13,7 +13,8 @@ message from the compiled kernels), never a read or write outside the tensor.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -68,11 +69,13 @@ class IndexingOp(DfOp, HasSemantics, abc.ABC):
         return shapes.gather(self.indexed_shape, shape_of(indices), self.axis.value.data)
 
 
-@irdl_op_definition
-class GatherOp(IndexingOp):
-    """`numpy.take(data, indices, axis)`, each index checked at run time."""
+class TakeOp(IndexingOp, abc.ABC):
+    """Base of the ops reading `data` at `indices` along `axis`, the result of `data`'s
+    element type and of the shape their rule (`SHAPE`) gives."""
 
-    name = "df.gather"
+    SHAPE: ClassVar[Callable[..., shapes.Shape]]
+    """The result's shape from the data's and the indices' shapes and the axis."""
+
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
     result = result_def(TensorType)
@@ -81,7 +84,7 @@ class GatherOp(IndexingOp):
 
     def __init__(self, data: Value, indices: Value, axis: int = 0):
         data_type = SSAValue.get(data).type
-        shape = shapes.gather(shape_of(data_type), shape_of(SSAValue.get(indices).type), axis)
+        shape = self.SHAPE(shape_of(data_type), shape_of(SSAValue.get(indices).type), axis)
         super().__init__(
             operands=[data, indices],
             result_types=[TensorType(element_of(data_type), shape)],
@@ -94,8 +97,19 @@ class GatherOp(IndexingOp):
 
     def verify_types(self) -> None:
         _require_indices(self.indices.type)
-        expected = TensorType(element_of(self.data.type), self.sliced_shape(self.indices.type))
+        data, indices = shape_of(self.data.type), shape_of(self.indices.type)
+        expected = TensorType(
+            element_of(self.data.type), self.SHAPE(data, indices, self.axis.value.data)
+        )
         require_result(self.result.type, expected, [self.data.type, self.indices.type])
+
+
+@irdl_op_definition
+class GatherOp(TakeOp):
+    """`numpy.take(data, indices, axis)`, each index checked at run time."""
+
+    name = "df.gather"
+    SHAPE = staticmethod(shapes.gather)
 
     def semantics(self, inputs: Sequence[Array]) -> Array:
         data, indices = inputs
@@ -149,37 +163,12 @@ class ScatterAddOp(IndexingOp):
 
 
 @irdl_op_definition
-class GatherElementsOp(IndexingOp):
+class GatherElementsOp(TakeOp):
     """ONNX's `GatherElements`: each element of `indices` picks, along `axis`, the
     element of `data` at its own position on the other axes (`take_along_axis`)."""
 
     name = "df.gather_elements"
-    data = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    assembly_format = "$data `,` $indices " + FUNCTIONAL_SYNTAX
-
-    def __init__(self, data: Value, indices: Value, axis: int = 0):
-        data_type, indices_type = SSAValue.get(data).type, SSAValue.get(indices).type
-        shape = shapes.gather_elements(shape_of(data_type), shape_of(indices_type), axis)
-        super().__init__(
-            operands=[data, indices],
-            result_types=[TensorType(element_of(data_type), shape)],
-            properties={"axis": i64_attr(axis)},
-        )
-
-    @property
-    def indexed_shape(self) -> shapes.Shape:
-        return shape_of(self.data.type)
-
-    def verify_types(self) -> None:
-        _require_indices(self.indices.type)
-        shape = shapes.gather_elements(
-            shape_of(self.data.type), shape_of(self.indices.type), self.axis.value.data
-        )
-        expected = TensorType(element_of(self.data.type), shape)
-        require_result(self.result.type, expected, [self.data.type, self.indices.type])
+    SHAPE = staticmethod(shapes.gather_elements)
 
     def semantics(self, inputs: Sequence[Array]) -> Array:
         return reference.gather_elements(inputs[0], inputs[1], self.axis_value)
