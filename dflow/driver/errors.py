@@ -27,3 +27,9 @@ class QuietFailureError(DflowError):
     """A failure reported already, or by another process: the command exits 1 without
     a line (an MPI rank other than 0 when the run failed, rank 0 printing why; `dflow
     bisect` when a stage differs, its report on standard output)."""
+
+
+class LeftToRankZeroError(QuietFailureError):
+    """An option refused before MPI starts, on a rank other than 0: it exits 0 without
+    a line, leaving the failure to rank 0 (which exits 1 with the line). Exiting 1
+    here would let `mpirun` stop rank 0 before it has printed why."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dflow.driver.compilation.cache import SIGNATURES, mark_used, private_cache_entry, program_key
-from dflow.driver.errors import DflowError, QuietFailureError
+from dflow.driver.errors import DflowError, LeftToRankZeroError
 from dflow.driver.loading.arrays import (
     Array,
     EntrySignature,
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> None:
         options = run_options(args)
     except DflowError as error:  # every rank checks the options: rank 0 alone says why
         if args.mpi and launched_rank() not in (None, 0):
-            raise QuietFailureError(error.message) from None
+            raise LeftToRankZeroError(error.message) from None
         raise
     outputs = run_cached(options)
     if outputs is None:

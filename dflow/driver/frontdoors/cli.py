@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import NoReturn
 
-from dflow.driver.errors import DflowError, QuietFailureError, first_line
+from dflow.driver.errors import DflowError, LeftToRankZeroError, QuietFailureError, first_line
 from dflow.driver.loading.arrays import DEFAULT_SEED
 from dflow.driver.loading.onnx_input import parse_shape
 from dflow.driver.loading.program_text import display_name
@@ -415,6 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of stdout went away (`dflow import m.onnx | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except LeftToRankZeroError:  # rank 0 fails the run and says why
+        return 0
     except QuietFailureError:  # another MPI rank reports why
         return 1
     except Exception as error:
