@@ -102,18 +102,12 @@ def _final_scale(model: onnx.ModelProto) -> float:
 
 
 def test_dynamically_quantized_bert_matches_onnx_runtime(tmp_path: Path) -> None:
-    transformers = require("transformers", "to build BERT (pip install -e '.[dev]')")
-    from model_zoo import LastHidden  # noqa: PLC0415
+    require("transformers", "to build BERT (pip install -e '.[dev]')")
+    from model_zoo import BY_NAME  # noqa: PLC0415 (imports transformers: after the skip)
 
-    config = transformers.BertConfig(
-        vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=64,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    ids = np.random.default_rng(2).integers(0, 100, (2, 16))
-    onnx.save(
-        _export(LastHidden(transformers.BertModel(config)).eval(), ids, "ids"), tmp_path / "f.onnx"
-    )
+    bert = BY_NAME["bert"]
+    ids = bert.input(seed=2)
+    onnx.save(_export(bert.module(), ids, "ids"), tmp_path / "f.onnx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         quantization.quantize_dynamic(
