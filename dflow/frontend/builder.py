@@ -23,18 +23,19 @@ from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32, f64, i1, i32, i64
+from xdsl.dialects.builtin import ModuleOp, TensorType, i32, i64
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of, from_array, numpy_dtype
-from dflow.dialects.df.types import shape_of, static_tensor
+from dflow.dialects.df.types import ALL_ELEMENTS, ELEMENT_NAMES, shape_of, static_tensor
 from dflow.frontend import promotion
 from dflow.frontend.errors import TraceError, trace_error, user_line
 
-ELEMENT_TYPES: dict[str, Attribute] = {"f32": f32, "f64": f64, "i32": i32, "i64": i64, "i1": i1}
+ELEMENT_TYPES: dict[str, Attribute] = {str(element): element for element in ALL_ELEMENTS}
+"""Each df element type by its name: `"f32"`, `"bf16"`, `"ui8"`, ..."""
 
 
 def element_type(spec: str | Attribute | np.dtype[Any] | type) -> Attribute:
@@ -46,9 +47,7 @@ def element_type(spec: str | Attribute | np.dtype[Any] | type) -> Attribute:
     try:
         return element_type_of(np.dtype(spec))
     except (TypeError, StopIteration):
-        raise ValueError(
-            f"no df element type for {spec!r}; use one of f32 f64 i32 i64 i1"
-        ) from None
+        raise ValueError(f"no df element type for {spec!r}; use one of {ELEMENT_NAMES}") from None
 
 
 class Graph:

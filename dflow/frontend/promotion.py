@@ -32,6 +32,7 @@ from xdsl.ir import Attribute
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of, numpy_dtype
+from dflow.dialects.df.types import ELEMENT_NAMES
 from dflow.frontend.errors import trace_error
 
 Scalar = bool | int | float
@@ -92,7 +93,7 @@ def element_of_dtype(name: str, dtype: np.dtype[Any]) -> Attribute:
     except StopIteration:
         raise trace_error(
             f"dflow.{name}: NumPy's result is {dtype}, which df has no element type for "
-            "(f32 f64 i32 i64 i1): cast the operands first"
+            f"({ELEMENT_NAMES}): cast the operands first"
         ) from None
 
 

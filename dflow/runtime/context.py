@@ -2,11 +2,12 @@
 
 An emitted host function calls, in order: `rt.arena(nbytes)`, `rt.view(arena,
 offset, shape, dtype)`, `rt.output(shape, dtype)`, kernels, `rt.send(key, to,
-buffer)`, `rt.recv(key, from, buffer)`, `rt.to_device(array)` and
-`rt.fetch(buffer)`. A CPU context keeps its arena as one NumPy byte array (grown
-on demand and reused between calls) and hands out result arrays, recycling one
-only when nothing but the context refers to it any more; a GPU context keeps a
-numba device array and copies through the host on send, receive and fetch.
+buffer)`, `rt.recv(key, from, buffer)`, `rt.to_device(array)`,
+`rt.fetch(buffer)` and `rt.given(result, dtype)`. A CPU context keeps its arena
+as one NumPy byte array (grown on demand and reused between calls) and hands out
+result arrays, recycling one only when nothing but the context refers to it any
+more; a GPU context keeps a numba device array and copies through the host on
+send, receive and fetch.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from dflow.runtime.channels import Channels
+from dflow.runtime.dtypes import dtype_named
 
 ALIGNMENT = 64
 """Arenas start on a 64-byte boundary, so every planned offset stays aligned."""
@@ -64,6 +66,11 @@ class CpuContext:
         if len(pool) < OUTPUTS_KEPT:
             pool.append(array)
         return array
+
+    def given(self, result: Any, dtype: str) -> Any:
+        """A result held as uint16 (f16 and bf16: numba computes on neither) seen
+        as the `dtype` the user gets, `float16` or `bfloat16`."""
+        return result.view(dtype_named(dtype))
 
     def send(self, key: str, destination: str, buffer: Any) -> None:
         self.channels.send(key, self.device, destination, buffer)

@@ -35,6 +35,7 @@ import numpy as np
 from dflow.runtime.blas_threads import SHARE
 from dflow.runtime.channels import ChannelAbandonedError, Channels, ChannelTimeoutError
 from dflow.runtime.context import CpuContext, context_for
+from dflow.runtime.dtypes import dtype_named
 from dflow.runtime.trace import Trace, TracedContext, Tracer, traced_host
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -107,10 +108,10 @@ def _check_feeds(entry: str, signature: Sequence[Any], arguments: Sequence[Any])
         raise ProgramError(f"@{entry} takes {len(signature)} arguments, {len(arguments)} given")
     checked: list[Any] = []
     for position, (argument, (shape, dtype)) in enumerate(zip(arguments, signature, strict=True)):
-        array = np.asarray(argument)
-        if tuple(array.shape) != tuple(shape) or array.dtype != np.dtype(dtype):
+        array, expected = np.asarray(argument), dtype_named(dtype)
+        if tuple(array.shape) != tuple(shape) or array.dtype != expected:
             raise ProgramError(
-                f"@{entry} argument {position}: expected {tuple(shape)} {np.dtype(dtype)}, "
+                f"@{entry} argument {position}: expected {tuple(shape)} {expected}, "
                 f"got {tuple(array.shape)} {array.dtype}"
             )
         checked.append(np.require(array, requirements="C"))  # ascontiguousarray makes 0-d 1-d

@@ -26,26 +26,30 @@ from numpy.typing import NDArray
 from xdsl.dialects.builtin import ModuleOp
 
 from dflow.dialects.devices import DeviceList
+from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.types import ALL_ELEMENTS
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.frontend import Graph, Tensor
 from dflow.interpreters.df import run_function
 from dflow.runtime import LoadedProgram, load_program
+from dflow.runtime.dtypes import is_floating
 
 Array = NDArray[Any]
 Body = Callable[..., dict[str, Tensor]]
 
-NAMES = {
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float64): "f64",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.int64): "i64",
-    np.dtype(np.bool_): "i1",
-}
+NAMES = {numpy_dtype(element): str(element) for element in ALL_ELEMENTS}
 DTYPES = {name: dtype for dtype, name in NAMES.items()}
 FLOATS = ("f32", "f64")
 INTEGERS = ("i32", "i64")
 NUMBERS = (*FLOATS, *INTEGERS)
-TOLERANCE = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-10, 1e-12)}
+NARROW = ("f16", "bf16", "i8", "i16", "ui8", "ui16", "ui32", "ui64")
+"""The element types held in fewer bits than they compute in (and ui64)."""
+TOLERANCE = {
+    np.dtype(np.float32): (1e-5, 1e-6),
+    np.dtype(np.float64): (1e-10, 1e-12),
+    np.dtype(np.float16): (2e-3, 1e-3),  # a unit in the last place, for sums in other orders
+    DTYPES["bf16"]: (1.6e-2, 1e-2),
+}
 
 
 def build(arrays: Sequence[Array], body: Body) -> tuple[ModuleOp, list[str]]:
@@ -113,7 +117,7 @@ def assert_same(
         got = np.asarray(result)
         assert got.dtype == want.dtype, f"{name}: dtype {got.dtype}, expected {want.dtype}"
         assert got.shape == want.shape, f"{name}: shape {got.shape}, expected {want.shape}"
-        if want.dtype.kind == "f":
+        if is_floating(want.dtype):
             rtol, atol = TOLERANCE[want.dtype]
             atol = max(atol, f32_atol) if want.dtype == np.float32 else atol
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
@@ -134,8 +138,8 @@ def check(
 
 def normal(rng: np.random.Generator, shape: Sequence[int], dtype: str, scale: float = 2.0) -> Array:
     """Seeded values of `dtype`: scaled normal floats, integers in [-10, 10), fair booleans."""
-    if dtype in FLOATS:
+    if is_floating(DTYPES[dtype]):
         return (rng.standard_normal(shape) * scale).astype(DTYPES[dtype])
     if dtype == "i1":
         return rng.random(shape) < 0.5
-    return rng.integers(-10, 10, shape).astype(DTYPES[dtype])
+    return rng.integers(0 if dtype.startswith("u") else -10, 10, shape).astype(DTYPES[dtype])

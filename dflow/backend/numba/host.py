@@ -18,7 +18,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, IntegerAttr, MemRefType, TensorType
 from xdsl.ir import Attribute, Operation
 
-from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
+from dflow.backend.numba.names import GIVEN_DTYPES, HELD_AS_BITS, Names, dtype_of, element_name
 from dflow.backend.numba.printer import Lines, PythonPrinter, dispatch_on_op
 from dflow.dialects import dfrt
 from dflow.dialects.df import annotations
@@ -81,8 +81,14 @@ class HostPrinter(PythonPrinter):
 
     @print_op.register
     def _(self, op: func.ReturnOp) -> None:
-        values = [self.value(v) for v in op.operands]
+        """The results, f16 and bf16 ones seen as such (`rt.given`) again."""
+        values = [_given(self.value(v), v.type) for v in op.operands]
         self.out(f"return ({', '.join(values)}{',' if len(values) == 1 else ''})")
+
+
+def _given(value: str, type: Attribute) -> str:
+    held = HELD_AS_BITS.get(element_name(type))
+    return f"rt.given({value}, {held!r})" if held else value
 
 
 def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
@@ -90,7 +96,7 @@ def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
     for type in types:
         assert isinstance(type, TensorType | MemRefType)
         type = cast(TensorType[Attribute] | MemRefType[Attribute], type)
-        result.append((tuple(type.get_shape()), DTYPES[element_name(type)]))
+        result.append((tuple(type.get_shape()), GIVEN_DTYPES[element_name(type)]))
     return result
 
 
@@ -122,5 +128,8 @@ def print_host_function(
     arguments = [names.define(a, f"arg{i}") for i, a in enumerate(function.args)]
     out(f"def {python_name}({', '.join(['rt', *arguments])}):")
     with out.indented():
+        for name, argument in zip(arguments, function.args, strict=True):
+            if element_name(argument.type) in HELD_AS_BITS:
+                out(f"{name} = {name}.view(np.uint16)")
         HostPrinter(out, names, kernels).block(function.body.block)
     return {**entry_record(function), "function": python_name}

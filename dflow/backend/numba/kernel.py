@@ -74,10 +74,14 @@ _CONVERSIONS = (
     arith.SIToFPOp,
     arith.UIToFPOp,
     arith.FPToSIOp,
+    arith.FPToUIOp,
     arith.ExtSIOp,
     arith.TruncIOp,
     arith.ExtUIOp,
+    arith.BitcastOp,
 )
+_BITS_FORMATS = {"f16": "10, 15", "bf16": "7, 127"}
+"""The float types held as 16 bits, as the helpers' (mantissa bits, exponent bias)."""
 
 SCALAR_HELPERS = """
 def _maximum(a, b):
@@ -97,9 +101,47 @@ def _divide_toward_zero(a, b):
 
 def _power(a, b):
     return a**b
+
+
+def _round_half_even(s):
+    f = math.floor(s)
+    d = s - f
+    return f + 1 if d > 0.5 or (d == 0.5 and f % 2 == 1) else f
+
+
+def _bits_to_float(h, mantissa, bias):
+    top = (1 << (15 - mantissa)) - 1
+    e = (h >> mantissa) & top
+    m = h & ((1 << mantissa) - 1)
+    if e == top:
+        value = math.inf if m == 0 else math.nan
+    elif e == 0:
+        value = math.ldexp(float(m), 1 - bias - mantissa)
+    else:
+        value = math.ldexp(float(m + (1 << mantissa)), e - bias - mantissa)
+    return numba.float32(-value if h >> 15 else value)
+
+
+def _float_to_bits(x, mantissa, bias):
+    top = (1 << (15 - mantissa)) - 1
+    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+    a = abs(numba.float64(x))
+    if a != a:
+        return numba.uint16((top << mantissa) | (1 << (mantissa - 1)))
+    if a >= math.ldexp(2.0 - math.ldexp(1.0, -mantissa - 1), top - 1 - bias):
+        return numba.uint16(sign | (top << mantissa))
+    if a < math.ldexp(1.0, 1 - bias):
+        return numba.uint16(sign | int(_round_half_even(math.ldexp(a, bias - 1 + mantissa))))
+    f, e = math.frexp(a)
+    q = int(_round_half_even(math.ldexp(f, mantissa + 1)))
+    return numba.uint16(sign | (((e - 1 + bias) << mantissa) + q - (1 << mantissa)))
 """
 """Scalar helpers every module defines, compiled for its device (`_maximum`
-propagates NaN as `np.maximum`)."""
+propagates NaN as `np.maximum`). `_bits_to_float` and `_float_to_bits` convert
+between float32 and a 16-bit float format held as its bits (f16: 10 mantissa bits,
+exponent bias 15; bf16: 7 and 127), rounding half to even once from the source
+value (f32 or f64), overflowing to infinity, subnormals included, as NumPy's
+`astype` does; arithmetic only (`frexp`, `ldexp`), so it compiles for CUDA too."""
 
 
 class KernelPrinter(PythonPrinter):
@@ -115,8 +157,7 @@ class KernelPrinter(PythonPrinter):
             callee = _HELPER_CALLS.get(type(op)) or _BUILTIN_CALLS[type(op)]
             self.assign(op, f"{callee}({', '.join(self.value(o) for o in op.operands)})")
         elif isinstance(op, _CONVERSIONS):
-            target = NUMBA_SCALARS[str(op.results[0].type)]
-            self.assign(op, f"numba.{target}({self.value(op.operands[0])})")
+            self.assign(op, _conversion(op, self.value(op.operands[0])))
         else:
             super().print_op(op)
 
@@ -235,6 +276,16 @@ class KernelPrinter(PythonPrinter):
         if not values:
             return "()"
         return ", ".join(values)
+
+
+def _conversion(op: Operation, value: str) -> str:
+    """`numba.<target>(value)`; from or to a float held as bits, a helper's call."""
+    source, target = str(op.operands[0].type), str(op.results[0].type)
+    if source in _BITS_FORMATS:
+        return f"_bits_to_float({value}, {_BITS_FORMATS[source]})"
+    if target in _BITS_FORMATS:
+        return f"_float_to_bits({value}, {_BITS_FORMATS[target]})"
+    return f"numba.{NUMBA_SCALARS[target]}({value})"
 
 
 def _wrapping(op: Operation, a: str, symbol: str, b: str) -> str:

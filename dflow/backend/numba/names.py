@@ -3,7 +3,7 @@
 `Names` gives each SSA value a Python name, unique in its function, after the IR's
 own name where it has one (`%logits` prints as `logits`), so the emitted code reads
 like the graph it came from; `literal` prints a scalar constant in its element type
-(`numba.float32(0.5)`), NaN and infinities included.
+(`numba.float32(0.5)`), NaN and infinities included (an f16 one as its bits).
 """
 
 from __future__ import annotations
@@ -18,16 +18,32 @@ import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, SSAValue
 
-DTYPES = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool_"}
-"""The NumPy dtype name of each df element type."""
+from dflow.dialects.df.arrays import numpy_dtype
+
 NUMBA_SCALARS = {
+    "f16": "uint16",
+    "bf16": "uint16",
     "f32": "float32",
     "f64": "float64",
+    "i8": "int8",
+    "i16": "int16",
     "i32": "int32",
     "i64": "int64",
+    "ui8": "uint8",
+    "ui16": "uint16",
+    "ui32": "uint32",
+    "ui64": "uint64",
     "i1": "boolean",
 }
-"""The numba scalar type of each df element type."""
+"""The numba scalar type of each df element type. f16 and bf16 are held as their
+16 bits: numba has no float16 arithmetic on CPUs (nor loads and stores of it), and
+kernels only load, store and convert them (`df-widen`; `_half_to_float`, ...)."""
+DTYPES = {name: "bool_" if name == "i1" else scalar for name, scalar in NUMBA_SCALARS.items()}
+"""The NumPy dtype name each df element type is stored as in an emitted module."""
+GIVEN_DTYPES = {**DTYPES, "f16": "float16", "bf16": "bfloat16"}
+"""The NumPy dtype name of each df element type as the user gives and gets it."""
+HELD_AS_BITS = {"f16": "float16", "bf16": "bfloat16"}
+"""The element types an emitted module holds as uint16, and their given dtypes."""
 RESERVED = frozenset({"rt", "lib", "vm", "np", "math", "numba", "cuda", *dir(builtins)})
 """Names every emitted module uses for itself: the runtime context, its imports, and
 Python's builtins (a kernel calls `abs` and `range`: a value named `%abs` must not
@@ -106,6 +122,9 @@ def literal(attribute: Attribute) -> str:
     """A scalar constant as Python: `numba.float32(0.5)`, `math.inf`, `True`, `3`."""
     if isinstance(attribute, FloatAttr):
         value = float(attribute.value.data)
+        if _type_name(cast(object, attribute)) in HELD_AS_BITS:
+            dtype = numpy_dtype(cast(Attribute, attribute.type))  # pyright: ignore[reportUnknownMemberType]
+            return f"numba.uint16({int(np.array(value, dtype).view(np.uint16))})"
         if np.isfinite(value):
             text = repr(value)
         else:

@@ -1,19 +1,26 @@
 """Tensor values as NumPy arrays: the dtype of each df element type, and dense
-attributes to and from arrays, bit for bit (`i1` as one byte each, true as -1)."""
+attributes to and from arrays, bit for bit (`i1` as one byte each, true as -1).
+`bf16` is `ml_dtypes.bfloat16`, the dtype ONNX and JAX hold bfloat16 in (NumPy has
+none)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     AnyDenseElement,
     BytesAttr,
     DenseIntOrFPElementsAttr,
     TensorType,
+    bf16,
+    f16,
     f32,
     f64,
     i1,
+    i8,
+    i16,
     i32,
     i64,
 )
@@ -21,13 +28,21 @@ from xdsl.ir import Attribute
 from xdsl.utils.hints import isa
 
 from dflow.dialects.df.reference import Array
-from dflow.dialects.df.types import static_tensor
+from dflow.dialects.df.types import static_tensor, ui8, ui16, ui32, ui64
 
 _DTYPES: dict[Attribute, np.dtype[Any]] = {
+    f16: np.dtype(np.float16),
+    bf16: np.dtype(ml_dtypes.bfloat16),
     f32: np.dtype(np.float32),
     f64: np.dtype(np.float64),
+    i8: np.dtype(np.int8),
+    i16: np.dtype(np.int16),
     i32: np.dtype(np.int32),
     i64: np.dtype(np.int64),
+    ui8: np.dtype(np.uint8),
+    ui16: np.dtype(np.uint16),
+    ui32: np.dtype(np.uint32),
+    ui64: np.dtype(np.uint64),
     i1: np.dtype(np.bool_),
 }
 

@@ -25,6 +25,7 @@ from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.base import DfOp
 from dflow.dialects.df.reference import Array
 from dflow.dialects.df.semantics import HasSemantics
+from dflow.dialects.df.traits import NarrowAsIs
 
 
 @irdl_op_definition
@@ -40,7 +41,7 @@ class ConstantOp(DfOp, HasSemantics):
     value = prop_def(ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr())))
     result = result_def(T)
 
-    traits = traits_def(Pure(), ConstantLike())
+    traits = traits_def(Pure(), ConstantLike(), NarrowAsIs())
     assembly_format = "attr-dict $value"
 
     def __init__(self, value: DenseIntOrFPElementsAttr):

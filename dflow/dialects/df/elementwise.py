@@ -32,6 +32,7 @@ from dflow.dialects.df.traits import (
     FlopsPerElement,
     InPlace,
     InPlaceOfSameWidth,
+    NarrowAsIs,
 )
 from dflow.dialects.df.types import (
     ALL_ELEMENTS,
@@ -445,7 +446,9 @@ class CastOp(DfOp, HasSemantics):
     input = operand_def(TensorType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure(), Elementwise(), InPlaceOfSameWidth(), CheapToRecompute())
+    traits = traits_def(
+        Pure(), Elementwise(), InPlaceOfSameWidth(), NarrowAsIs(), CheapToRecompute()
+    )
     assembly_format = "$input " + FUNCTIONAL_SYNTAX
 
     def __init__(self, input: Value, element: Attribute):

@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation
 
 from dflow.dialects.df.arrays import Array, numpy_dtype
-from dflow.dialects.df.types import static_tensor
+from dflow.dialects.df.traits import NarrowAsIs
+from dflow.dialects.df.types import COMPUTE_TYPES, static_tensor
+
+_WIDE_DTYPES: dict[np.dtype[Any], np.dtype[Any]] = {
+    numpy_dtype(narrow): numpy_dtype(wide) for narrow, wide in COMPUTE_TYPES.items()
+}
 
 
 class HasSemantics(abc.ABC):
@@ -35,10 +41,20 @@ def has_semantics(op: Operation) -> bool:
 
 
 def evaluate(op: Operation, inputs: Sequence[Array]) -> tuple[Array, ...]:
-    """Run one op on NumPy arrays; IEEE special values (inf, NaN) are results, not errors."""
+    """Run one op on NumPy arrays; IEEE special values (inf, NaN) are results, not
+    errors. Narrow operands (f16, i8, ...) are computed in their `COMPUTE_TYPES`
+    unless the op is `NarrowAsIs`; the result is rounded (or wrapped) back."""
     if not isinstance(op, HasSemantics):
         raise KeyError(f"{op.name} has no reference semantics")
+    if not op.has_trait(NarrowAsIs):
+        inputs = [widened(array) for array in inputs]
     with np.errstate(all="ignore"):
         value = op.semantics(inputs)
     result = static_tensor(op.results[0].type)
     return (np.asarray(value, dtype=numpy_dtype(result.element_type)).reshape(result.get_shape()),)
+
+
+def widened(array: Array) -> Array:
+    """`array` in the type its element type computes in (`COMPUTE_TYPES`), exactly."""
+    wide = _WIDE_DTYPES.get(np.asarray(array).dtype)
+    return array if wide is None else np.asarray(array).astype(wide)

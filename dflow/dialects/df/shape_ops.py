@@ -27,7 +27,7 @@ from dflow.dialects.df.elementwise import common_element
 from dflow.dialects.df.reference import Array
 from dflow.dialects.df.semantics import HasSemantics
 from dflow.dialects.df.shapes import ShapeError, format_shape
-from dflow.dialects.df.traits import CheapToRecompute, Reduction, ViewLike
+from dflow.dialects.df.traits import CheapToRecompute, NarrowAsIs, Reduction, ViewLike
 from dflow.dialects.df.types import (
     FLOATS,
     NUMBERS,
@@ -110,7 +110,7 @@ class ReshapeOp(ToShapeOp):
     """The same elements in row-major order under the result type's shape."""
 
     name = "df.reshape"
-    traits = traits_def(ViewLike(), CheapToRecompute())
+    traits = traits_def(ViewLike(), NarrowAsIs(), CheapToRecompute())
 
     def verify_types(self) -> None:
         source, target = self.source_and_target()

@@ -88,6 +88,12 @@ class ViewLike(OpTrait):
     another shape: no element is computed or moved."""
 
 
+class NarrowAsIs(OpTrait):
+    """The op means the same on f16, bf16 and 8- and 16-bit integer values as they
+    are (a cast, a constant, a reshape): it does not compute in the wider type of
+    `types.COMPUTE_TYPES` as every other op on narrow values does."""
+
+
 class CheapToRecompute(OpTrait):
     """The op costs one pass over its data, so recomputing it next to a late user
     is cheaper than keeping its result alive."""

@@ -6,16 +6,20 @@ from math import prod
 from typing import cast
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BoolAttr,
     DenseArrayBase,
-    Float32Type,
-    Float64Type,
     IntegerAttr,
     IntegerType,
+    Signedness,
     TensorType,
+    bf16,
+    f16,
     f32,
     f64,
     i1,
+    i8,
+    i16,
     i32,
     i64,
 )
@@ -24,18 +28,45 @@ from xdsl.utils.exceptions import VerifyException
 
 from dflow.dialects.df.shapes import Shape
 
-FLOATS: frozenset[Attribute] = frozenset({f32, f64})
+ui8 = IntegerType(8, Signedness.UNSIGNED)
+ui16 = IntegerType(16, Signedness.UNSIGNED)
+ui32 = IntegerType(32, Signedness.UNSIGNED)
+ui64 = IntegerType(64, Signedness.UNSIGNED)
+
+FLOATS: frozenset[Attribute] = frozenset({f16, bf16, f32, f64})
 """Element types of ops defined on real numbers only (exp, div, conv2d, ...)."""
-NUMBERS: frozenset[Attribute] = FLOATS | {i32, i64}
+UNSIGNED: frozenset[Attribute] = frozenset({ui8, ui16, ui32, ui64})
+"""The unsigned integer element types (the others are signed: `i8` is -128..127)."""
+INTEGERS: frozenset[Attribute] = frozenset({i8, i16, i32, i64}) | UNSIGNED
+NUMBERS: frozenset[Attribute] = FLOATS | INTEGERS
 """Element types that support arithmetic."""
 ALL_ELEMENTS: frozenset[Attribute] = NUMBERS | {i1}
 """Every element type a `df` tensor may hold."""
 
+COMPUTE_TYPES: dict[Attribute, Attribute] = {
+    f16: f32,
+    bf16: f32,
+    i8: i32,
+    i16: i32,
+    ui8: i32,
+    ui16: i32,
+    ui32: i64,
+}
+"""The type each narrow element type computes in: an op on f16 values computes in
+f32 and rounds its result to f16 (as NumPy's float16 ufuncs and ONNX Runtime's
+CPU kernels do), one on i8 values computes in i32 and wraps its result to 8 bits
+(the same bits as arithmetic modulo 2^8). Storage stays narrow; the reference
+semantics (`semantics.evaluate`) and the lowering (`df-widen`) both compute so,
+except in the ops that are `NarrowAsIs` (a cast, a constant, a reshape)."""
+
 _ELEMENT_CLASS_NAMES = {
     FLOATS: "a floating-point",
     NUMBERS: "a numeric",
-    ALL_ELEMENTS: "an f32, f64, i32, i64 or i1",
+    ALL_ELEMENTS: "a numeric or i1",
 }
+
+ELEMENT_NAMES = "f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1"
+"""The element types a df tensor may hold, as an error message lists them."""
 
 
 def element_class_name(elements: frozenset[Attribute]) -> str:
@@ -43,7 +74,11 @@ def element_class_name(elements: frozenset[Attribute]) -> str:
 
 
 def is_float(element: Attribute) -> bool:
-    return isinstance(element, Float32Type | Float64Type)
+    return isinstance(element, AnyFloat)
+
+
+def is_unsigned(element: Attribute) -> bool:
+    return element in UNSIGNED
 
 
 def static_tensor(type: Attribute) -> TensorType[Attribute]:
@@ -54,9 +89,7 @@ def static_tensor(type: Attribute) -> TensorType[Attribute]:
     if any(d < 0 for d in type.get_shape()):
         raise VerifyException(f"expected a static shape, got {type}")
     if type.element_type not in ALL_ELEMENTS:
-        raise VerifyException(
-            f"element type {type.element_type} is not one of f32, f64, i32, i64, i1"
-        )
+        raise VerifyException(f"element type {type.element_type} is not one of {ELEMENT_NAMES}")
     return type
 
 
@@ -68,7 +101,21 @@ def element_of(type: Attribute) -> Attribute:
     return static_tensor(type).element_type
 
 
-ELEMENT_BYTES: dict[Attribute, int] = {f32: 4, f64: 8, i32: 4, i64: 8, i1: 1}
+ELEMENT_BYTES: dict[Attribute, int] = {
+    f16: 2,
+    bf16: 2,
+    f32: 4,
+    f64: 8,
+    i8: 1,
+    i16: 2,
+    i32: 4,
+    i64: 8,
+    ui8: 1,
+    ui16: 2,
+    ui32: 4,
+    ui64: 8,
+    i1: 1,
+}
 """Bytes of one element of each df element type in memory (an `i1` takes a byte)."""
 
 

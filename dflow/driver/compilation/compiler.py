@@ -56,6 +56,7 @@ from dflow.lowering.fuse import FusePass
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.lower_host import LowerHostPass
 from dflow.lowering.plan_buffers import PlanBuffersPass
+from dflow.lowering.widen import WidenPass
 from dflow.runtime import LoadedProgram, load_program
 from dflow.runtime.parallel_compile import compile_in_parallel
 from dflow.runtime.program import DEVICE_MODULE
@@ -78,6 +79,7 @@ def lowering_pipeline(schedule: str = "best", mpi: bool = False) -> str:
         (
             InlinePass.name,
             PrunePass.name,
+            WidenPass.name,
             FusePass.name,
             BufferizePass.name,
             SchedulePass.name + _options(order + hold),

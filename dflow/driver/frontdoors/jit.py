@@ -129,6 +129,7 @@ WEAK_DTYPES: dict[type, type[np.generic]] = {bool: np.bool_, int: np.int64, floa
 
 
 SUPPORTED_DTYPES = frozenset(numpy_dtype(element) for element in ALL_ELEMENTS)
+SUPPORTED_NAMES = ", ".join(sorted(dtype.name for dtype in SUPPORTED_DTYPES))
 """The dtypes of df's element types: what a leaf may hold."""
 
 
@@ -227,13 +228,13 @@ class Jitted:
 
     def _array(self, name: str, value: Any) -> np.ndarray[Any, Any]:
         """A leaf as the array it feeds; a TypeError for one of a dtype df has no
-        element type for (int8, float16, strings, ...)."""
+        element type for (complex, float8, strings, ...)."""
         array = as_array(value)
         if array.dtype not in SUPPORTED_DTYPES:
             raise TypeError(
                 f"argument {name} of {self.fun.__name__} is a {type(value).__name__} of dtype "
-                f"{array.dtype}, which dflow has no element type for: use float32, float64, "
-                "int32, int64 or bool"
+                f"{array.dtype}, which dflow has no element type for: use one of "
+                f"{SUPPORTED_NAMES}"
             )
         return array
 

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dflow.driver.errors import DflowError, first_line
+from dflow.runtime.dtypes import as_dtype, dtype_name, dtype_named, is_floating
 from dflow.runtime.shapes import format_shape
 
 Array = NDArray[Any]
@@ -48,6 +49,7 @@ class Parameter:
         error naming the input (`name`, by default the argument's)."""
         name = self.name if name is None else name
         where = f"argument {self.index} of @{self.function} is {self.type}"
+        value = as_dtype(value, self.dtype)
         if value.dtype != self.dtype:
             raise DflowError(
                 f"input {name!r} has dtype {value.dtype} but {where} ({self.dtype})",
@@ -77,7 +79,7 @@ class EntrySignature:
             "function": self.function,
             "location": self.location,
             "parameters": [
-                [p.name, p.alias, p.type, list(p.shape), p.dtype.str, p.index_bound]
+                [p.name, p.alias, p.type, list(p.shape), dtype_name(p.dtype), p.index_bound]
                 for p in self.parameters
             ],
         }
@@ -86,7 +88,9 @@ class EntrySignature:
     def from_json(data: Mapping[str, Any]) -> EntrySignature:
         function, where = str(data["function"]), data["location"]
         parameters = tuple(
-            Parameter(function, i, name, alias, kind, tuple(shape), np.dtype(dtype), where, bound)
+            Parameter(
+                function, i, name, alias, kind, tuple(shape), dtype_named(dtype), where, bound
+            )
             for i, (name, alias, kind, shape, dtype, bound) in enumerate(data["parameters"])
         )
         return EntrySignature(function, where, parameters)
@@ -99,23 +103,12 @@ class EntrySignature:
         return self.match_inputs(load_inputs(files), " ".join(files))
 
     def random_inputs(self, seed: int = DEFAULT_SEED) -> list[Array]:
-        """Seeded inputs: normal floats, integers in [-10, 10) (in [0, n) where they
-        index an axis of size n), fair booleans; each made in its own dtype, after
-        checking that all of them fit in memory."""
+        """Seeded inputs: normal floats, integers in [-10, 10) (in [0, 10) unsigned, in
+        [0, n) where they index an axis of size n), fair booleans; each made in its
+        own dtype, after checking that all of them fit in memory."""
         self._check_fits()
         rng = np.random.default_rng(seed)
-        inputs: list[Array] = []
-        for parameter in self.parameters:
-            dtype, shape = parameter.dtype, parameter.shape
-            if dtype.kind == "f":
-                inputs.append(rng.standard_normal(shape, dtype=dtype))
-            elif dtype.kind == "b":
-                inputs.append(rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_))
-            elif parameter.index_bound is not None:
-                inputs.append(rng.integers(0, max(1, parameter.index_bound), shape, dtype=dtype))
-            else:
-                inputs.append(rng.integers(-10, 10, shape, dtype=dtype))
-        return inputs
+        return [_random(rng, p) for p in self.parameters]
 
     def _check_fits(self) -> None:
         needed = sum(math.prod(p.shape) * p.dtype.itemsize for p in self.parameters)
@@ -160,6 +153,18 @@ class EntrySignature:
                 self.location,
             )
         return parameter.check(feeds[given[0]], parameter.name)
+
+
+def _random(rng: np.random.Generator, parameter: Parameter) -> Array:
+    dtype, shape = parameter.dtype, parameter.shape
+    if is_floating(dtype):  # NumPy draws float32 and float64 only
+        wide = dtype if dtype.itemsize >= 4 else np.dtype(np.float32)
+        return rng.standard_normal(shape, dtype=wide).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_)
+    if parameter.index_bound is not None:
+        return rng.integers(0, max(1, parameter.index_bound), shape, dtype=dtype)
+    return rng.integers(0 if dtype.kind == "u" else -10, 10, shape, dtype=dtype)
 
 
 def available_memory() -> int:

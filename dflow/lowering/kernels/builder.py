@@ -55,7 +55,7 @@ from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.traits import Reduction
-from dflow.dialects.df.types import flag, is_float, shape_of, static_tensor
+from dflow.dialects.df.types import flag, is_float, is_unsigned, shape_of, static_tensor
 from dflow.lowering.kernels.loops import (
     Evaluator,
     Index,
@@ -392,6 +392,8 @@ def _reduction_init(op: so.ReduceOp, element: Attribute, body: KernelBody) -> SS
         return constant(0, element, body.emit)
     if is_float(element):
         return constant(float("-inf"), element, body.emit)
+    if is_unsigned(element):
+        return constant(0, element, body.emit)
     width = cast(IntegerType, element).bitwidth
     return constant(-(2 ** (width - 1)), element, body.emit)
 

@@ -22,22 +22,26 @@ from typing import cast
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
+    AnyFloat,
     Float32Type,
-    Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    bf16,
+    f16,
     f32,
     f64,
     i1,
-    i32,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df.traits import Elementwise
-from dflow.dialects.df.types import is_float, static_tensor
+from dflow.dialects.df.types import is_float, is_unsigned, static_tensor
+
+NARROW_FLOATS: frozenset[Attribute] = frozenset({f16, bf16})
+"""The floats a kernel only loads, stores and converts (`df-widen` has made every
+computation on them f32); the numba target holds them as their 16 bits."""
 
 Emit = Callable[[Operation], SSAValue]
 """Appends an op to the kernel body and returns its (single) result."""
@@ -65,8 +69,13 @@ def same_type(kind: type[Operation], *operands: SSAValue) -> Operation:
 
 def constant(value: float, element: Attribute, emit: Emit) -> SSAValue:
     """A scalar constant of a df element type."""
-    if element in (f32, f64):
-        attribute: Attribute = FloatAttr(value, cast(Float32Type | Float64Type, element))
+    if is_float(element):
+        attribute: Attribute = FloatAttr(value, cast(AnyFloat, element))
+    elif is_unsigned(element):  # arith's constants are signless: the same bits, bitcast
+        signless = IntegerType(cast(IntegerType, element).bitwidth)
+        bits = int(value) % 2**signless.bitwidth
+        signed = bits - 2**signless.bitwidth if bits >= 2 ** (signless.bitwidth - 1) else bits
+        return emit(arith.BitcastOp(constant(signed, signless, emit), element))
     else:
         attribute = IntegerAttr[IntegerType](int(value), cast(IntegerType, element))
     return emit(arith.ConstantOp.create(properties={"value": attribute}, result_types=[element]))
@@ -186,9 +195,17 @@ def _add(a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
 
 
 def _cast(x: SSAValue, target: Attribute, emit: Emit) -> SSAValue:
+    """`x` converted to `target` as NumPy's `astype`: f16 and bf16 through f32 (exact
+    one way; rounded once, from the source's own value, the other), unsigned
+    integers zero-extended and converted as unsigned, narrower integers wrapped."""
     source = _element(x)
     if source == target:
         return x
+    if source in NARROW_FLOATS:
+        return _cast(emit(arith.ExtFOp(x, f32)), target, emit)
+    if target in NARROW_FLOATS:
+        wide = source if source in (f32, f64) else f64
+        return emit(arith.TruncFOp(_cast(x, wide, emit), target))
     if target == i1:
         zero = constant(0, source, emit)
         if is_float(source):
@@ -197,21 +214,28 @@ def _cast(x: SSAValue, target: Attribute, emit: Emit) -> SSAValue:
     return emit(_conversion(source, target)(x, target))
 
 
-_WIDTH: dict[Attribute, int] = {f32: 32, f64: 64, i1: 1, i32: 32, i64: 64}
-
 Conversion = Callable[[SSAValue, Attribute], Operation]
 
 
 def _conversion(source: Attribute, target: Attribute) -> Conversion:
+    """The `arith` conversion from `source` to `target`, neither of them f16 or bf16."""
     if is_float(source) and is_float(target):
-        return cast(Conversion, arith.ExtFOp if _WIDTH[target] > _WIDTH[source] else arith.TruncFOp)
+        return cast(Conversion, arith.ExtFOp if _width(target) > _width(source) else arith.TruncFOp)
     if is_float(target):
-        return cast(Conversion, arith.UIToFPOp if source == i1 else arith.SIToFPOp)
+        unsigned = source == i1 or is_unsigned(source)
+        return cast(Conversion, arith.UIToFPOp if unsigned else arith.SIToFPOp)
     if is_float(source):
-        return cast(Conversion, arith.FPToSIOp)
-    if source == i1:
-        return cast(Conversion, arith.ExtUIOp)
-    return cast(Conversion, arith.ExtSIOp if _WIDTH[target] > _WIDTH[source] else arith.TruncIOp)
+        return cast(Conversion, arith.FPToUIOp if is_unsigned(target) else arith.FPToSIOp)
+    if _width(target) == _width(source):
+        return cast(Conversion, arith.BitcastOp)  # i32 <-> ui32: the same bits
+    if _width(target) < _width(source):
+        return cast(Conversion, arith.TruncIOp)
+    unsigned = source == i1 or is_unsigned(source)
+    return cast(Conversion, arith.ExtUIOp if unsigned else arith.ExtSIOp)
+
+
+def _width(element: Attribute) -> int:
+    return cast(IntegerType | Float32Type, element).bitwidth
 
 
 def lower_scalar(op: Operation, operands: Sequence[SSAValue], emit: Emit) -> SSAValue:

@@ -105,9 +105,9 @@ def _batched(dot):
 
 
 matmul_f32 = matmul_f64 = _dot
-matmul_i32 = matmul_i64 = _dot_loops
+matmul_i32 = matmul_i64 = matmul_ui64 = _dot_loops
 batch_matmul_f32 = batch_matmul_f64 = _batched(_dot)
-batch_matmul_i32 = batch_matmul_i64 = _batched(_dot_loops)
+batch_matmul_i32 = batch_matmul_i64 = batch_matmul_ui64 = _batched(_dot_loops)
 
 
 @_jit
@@ -625,7 +625,7 @@ def scatter_add(updates, indices, out, axis):
         target[:, row, :] += source[:, n, :]
 
 
-_NUMBERS = ("f32", "f64", "i32", "i64")
+_NUMBERS = ("f32", "f64", "i32", "i64", "ui64")  # ui64: no wider type to compute in
 _ALL = (*_NUMBERS, "i1")
 
 

@@ -369,7 +369,7 @@ def scatter_add(updates, indices, out, axis):
     _raise_bad("df.scatter_add", bad, size, axis)
 
 
-_NUMBERS = ("f32", "f64", "i32", "i64")
+_NUMBERS = ("f32", "f64", "i32", "i64", "ui64")  # ui64: no wider type to compute in
 _ALL = (*_NUMBERS, "i1")
 
 

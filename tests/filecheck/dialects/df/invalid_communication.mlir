@@ -83,9 +83,9 @@ func.func @send_key_not_string(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.recv: element type f16 is not one of f32, f64, i32, i64, i1{{$}}
-func.func @recv_f16() {
-  %0 = df.recv {key = "k", from = "cpu:0", to = "gpu:0"} : () -> tensor<4xf16>
+// CHECK: {{^}}df.recv: element type f80 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @recv_f80() {
+  %0 = df.recv {key = "k", from = "cpu:0", to = "gpu:0"} : () -> tensor<4xf80>
   func.return
 }
 

@@ -4,17 +4,17 @@
 // is not the result type, and malformed dense literals (parse errors, printed
 // after the source line and a caret).
 
-// CHECK: {{^}}df.constant: element type f16 is not one of f32, f64, i32, i64, i1{{$}}
-func.func @f16() {
-  %0 = df.constant dense<1.0> : tensor<2xf16>
+// CHECK: {{^}}df.constant: element type si32 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @si32() {
+  %0 = df.constant dense<1> : tensor<2xsi32>
   func.return
 }
 
 // -----
 
-// CHECK: {{^}}df.constant: element type i8 is not one of f32, f64, i32, i64, i1{{$}}
-func.func @i8() {
-  %0 = df.constant dense<[1, 2]> : tensor<2xi8>
+// CHECK: {{^}}df.constant: element type i4 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @i4() {
+  %0 = df.constant dense<[1, 2]> : tensor<2xi4>
   func.return
 }
 

@@ -237,11 +237,11 @@ func.func @addn_empty() {
 
 // -----
 
-// Types outside the dialect: f16 elements, dynamic shapes.
+// Types outside the dialect: f80 elements, dynamic shapes.
 
-// CHECK: {{^}}df.abs: element type f16 is not one of f32, f64, i32, i64, i1{{$}}
-func.func @f16(%x: tensor<4xf16>) {
-  %0 = df.abs %x : (tensor<4xf16>) -> tensor<4xf16>
+// CHECK: {{^}}df.abs: element type f80 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @f80(%x: tensor<4xf80>) {
+  %0 = df.abs %x : (tensor<4xf80>) -> tensor<4xf80>
   func.return
 }
 
@@ -255,9 +255,9 @@ func.func @dynamic(%x: tensor<?x4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.add: element type i8 is not one of f32, f64, i32, i64, i1{{$}}
-func.func @i8_result(%x: tensor<4xi32>) {
-  %0 = df.add %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi8>
+// CHECK: {{^}}df.add: element type i4 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @i4_result(%x: tensor<4xi32>) {
+  %0 = df.add %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi4>
   func.return
 }
 
