@@ -6,7 +6,8 @@ loaded and run twice (the arena is reused) in a child process that has
 `NUMBA_ENABLE_CUDASIM=1` in its environment: the simulator must be chosen before
 numba is imported, and the rest of the suite imports numba without it. Each result
 must equal the interpreter's (`run_function`): floats within rtol 1e-5 / atol 1e-6
-(f32) or 1e-10 (f64), integers and booleans exactly. The simulator runs each CUDA
+(f32) or 1e-10 (f64), a unit in the last place for f16 and bf16, integers and
+booleans exactly. The simulator runs each CUDA
 thread as Python, slowly, so the shapes stay near 1e3 elements.
 
 The simulator runs kernels as Python, not as CUDA: it cannot tell whether they
@@ -34,11 +35,13 @@ import numpy as np
 import pytest
 
 from dflow.dialects.devices import DeviceList
+from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import function_named
 from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.driver.loading.source import parse_module
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
+from dflow.runtime.dtypes import is_floating
 from dflow.runtime.program import _import  # pyright: ignore[reportPrivateUsage]
 
 # numba itself is imported inside the children's functions only: the first child runs
@@ -62,7 +65,12 @@ def _cases() -> dict[str, tuple[str, str]]:
 
 CASES = _cases()
 
-TOLERANCE = {"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)}
+TOLERANCE = {
+    "float32": (1e-5, 1e-6),
+    "float64": (1e-10, 1e-12),
+    "float16": (1e-3, 1e-3),  # a unit in the last place: f32 results on either side of a tie
+    "bfloat16": (8e-3, 8e-3),
+}
 SIMULATOR_TIMEOUT_S = 300
 
 
@@ -70,15 +78,15 @@ SIMULATOR_TIMEOUT_S = 300
 
 
 def _inputs(module: Any) -> list[Any]:
-    """Seeded inputs for `@main`: normal floats, small integers."""
+    """Seeded inputs for `@main`: normal floats, small integers (non-negative unsigned)."""
     rng = np.random.default_rng(0)
     arrays: list[Any] = []
     for type in function_named(module, "main").function_type.inputs:
-        shape, element = tuple(type.get_shape()), str(type.element_type)
-        if element.startswith("f"):
-            arrays.append(rng.standard_normal(shape).astype(f"float{element[1:]}"))
+        shape, dtype = tuple(type.get_shape()), numpy_dtype(type.element_type)
+        if is_floating(dtype):
+            arrays.append(rng.standard_normal(shape).astype(dtype))
         else:
-            arrays.append(rng.integers(-9, 10, shape).astype(f"int{element[1:]}"))
+            arrays.append(rng.integers(0 if dtype.kind == "u" else -9, 10, shape).astype(dtype))
     return arrays
 
 

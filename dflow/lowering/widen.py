@@ -84,6 +84,9 @@ class WidenNarrowOp(RewritePattern):
             for value, result in zip(wide.results, op.results, strict=True)
         ]
         rewriter.replace(op, [], narrowed)
+        for value in widened:
+            if isinstance(value.owner, ConstantOp) and not value.uses:
+                rewriter.erase(value.owner)  # its wide copy took its place
 
 
 def _widened(value: SSAValue, user: Operation, rewriter: PatternRewriter) -> SSAValue:

@@ -111,8 +111,8 @@ def _round_half_even(s):
 
 def _bits_to_float(h, mantissa, bias):
     top = (1 << (15 - mantissa)) - 1
-    e = (h >> mantissa) & top
-    m = h & ((1 << mantissa) - 1)
+    e = int((h >> mantissa) & top)
+    m = int(h & ((1 << mantissa) - 1))
     if e == top:
         value = math.inf if m == 0 else math.nan
     elif e == 0:

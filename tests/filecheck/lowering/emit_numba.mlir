@@ -357,3 +357,42 @@ func.func @in_place(%x: tensor<16xf32>) -> tensor<16xf32> {
   %c = df.mul %b, %x : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   func.return %c : tensor<16xf32>
 }
+
+// -----
+
+// f16 (and bf16) values are held as their 16 bits: the host sees the argument as
+// uint16 and the result as float16 again (`rt.given`), a kernel converts with the
+// helpers (10 mantissa bits, bias 15) around the f32 arithmetic df-widen made,
+// and ENTRIES keep the user's dtype. An unsigned constant is a signless one,
+// converted.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def _bits_to_float(h, mantissa, bias):
+// CHECK:       def _float_to_bits(x, mantissa, bias):
+// CHECK:       def [[UP:cast_0]]([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
+// CHECK-NEXT:          {{^ *}}[[H:[A-Za-z0-9_]+]] = [[X]]{{\[}}[[I]]{{\]}}
+// CHECK-NEXT:          {{^ *}}[[F:[A-Za-z0-9_]+]] = _bits_to_float([[H]], 10, 15)
+// CHECK-NEXT:          [[W]]{{\[}}[[I]]{{\]}} = [[F]]
+// CHECK:       def [[DOWN:cast_2]]([[E:[A-Za-z0-9_]+]], [[Y:[A-Za-z0-9_]+]]):
+// CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
+// CHECK-NEXT:          {{^ *}}[[V:[A-Za-z0-9_]+]] = [[E]]{{\[}}[[I]]{{\]}}
+// CHECK-NEXT:          {{^ *}}[[B:[A-Za-z0-9_]+]] = _float_to_bits([[V]], 10, 15)
+// CHECK-NEXT:          [[Y]]{{\[}}[[I]]{{\]}} = [[B]]
+// CHECK:       def [[NONZERO:cast_3]]([[U:[A-Za-z0-9_]+]], [[N:[A-Za-z0-9_]+]]):
+// CHECK:               {{^ *}}[[ZERO:[A-Za-z0-9_]+]] = numba.uint8(numba.int8(0))
+// CHECK:               {{^ *}}[[T:[A-Za-z0-9_]+]] = {{.*}} != [[ZERO]]
+// CHECK:       def half(rt, x, u):
+// CHECK-NEXT:      x = x.view(np.uint16)
+// CHECK:           [[UP]](x, w)
+// CHECK:           y = rt.output((4,), np.uint16)
+// CHECK-NEXT:      [[DOWN]](e, y)
+// CHECK:           return (rt.given(y, 'float16'), n)
+// CHECK:       ENTRIES = {'half': {{.*}}'entry_arguments': [((4,), 'float16'), ((4,), 'uint8')], 'entry_results': [((4,), 'float16'), ((4,), 'bool_')]
+func.func @half(%x: tensor<4xf16>, %u: tensor<4xui8>) -> (tensor<4xf16>, tensor<4xi1>) {
+  %w = df.cast %x : (tensor<4xf16>) -> tensor<4xf32>
+  %e = df.exp %w : (tensor<4xf32>) -> tensor<4xf32>
+  %y = df.cast %e : (tensor<4xf32>) -> tensor<4xf16>
+  %n = df.cast %u : (tensor<4xui8>) -> tensor<4xi1>
+  func.return %y, %n : tensor<4xf16>, tensor<4xi1>
+}
