@@ -1,6 +1,5 @@
-"""Quantized models through dflow's importer (narrow integers held as i32 between the
-quantization ops: `dflow/frontend/onnx/narrow.py`, `ops/quantization.py`), against
-ONNX Runtime's own results:
+"""Quantized models through dflow's importer (quantized values are df's i8 and ui8
+tensors: `ops/quantization.py`), against ONNX Runtime's own results:
 
 - ResNet-18 (`torch_models.py`) quantized by `onnxruntime.quantization.quantize_static`
   in the QDQ format (activations UINT8, weights INT8 per channel), calibrated on 4
@@ -18,7 +17,8 @@ exactly one step, none by more), and the top-1 class is the same. The dynamicall
 quantized BERT runs the same integer products (exact in i32) and matches to float
 rounding (rtol 1e-4).
 
-Narrow values anywhere else are refused in one line.
+Quantized values flow anywhere else as the integers they are: INT8 arithmetic wraps
+(as ONNX Runtime's does) and an INT8 graph output comes back as int8.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from onnx_models import onnx_runtime
 from optional import require
 
 import dflow
-from dflow.frontend.onnx import OnnxImportError, import_model
 
 torch = require("torch", "to export models to ONNX (pip install -e '.[dev]')")
 quantization = require("onnxruntime.quantization", "to quantize models")
@@ -138,17 +137,16 @@ def _narrow_model(second: str) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_arithmetic_on_narrow_integers_is_refused_in_one_line() -> None:
-    with pytest.raises(OnnxImportError) as refused:
-        import_model(_narrow_model("Add"))
-    message = refused.value.message
-    assert "input 0 ('q') holds INT8 values, which dflow keeps only between" in message
-    assert "\n" not in message
-
-
-def test_a_narrow_output_is_refused_in_one_line() -> None:
-    with pytest.raises(OnnxImportError, match="output 'y' holds INT8 values"):
-        import_model(_narrow_model("Identity"))
+@pytest.mark.parametrize("second", ["Add", "Identity"])
+def test_quantized_values_flow_on_as_int8(second: str) -> None:
+    """A QuantizeLinear's INT8 output added to itself (wrapping past 127) or given
+    out as it is: int8 values, as ONNX Runtime computes them."""
+    model = _narrow_model(second)
+    x = np.array([1.0, -2.5, 9.0, 12.4], np.float32)  # 9.0 / 0.1 + 3 = 93: 186 wraps
+    (expected,) = onnx_runtime(model, {"x": x})
+    actual = dflow.compile(model)(x=x)
+    assert actual.dtype == np.int8 == expected.dtype
+    np.testing.assert_array_equal(actual, expected)
 
 
 @pytest.mark.parametrize(("zero", "data_type"), [(3, TensorProto.INT8), (200, TensorProto.UINT8)])

@@ -4,8 +4,8 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 `onnx.backend.test.case.node.collect_testcases()` rebuilds every case (the wheel no
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
-not: blocked quantization, an element type outside FLOAT, DOUBLE, INT32, INT64 and
-BOOL at the graph's edge, a 3-D window,
+not: blocked quantization, an element type dflow lacks at the graph's edge (the
+float8, 4- and 2-bit types, strings), a 3-D window,
 MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, or
 `Mod` of floats fed at run time
 (`x - trunc(x/y)·y` rounds where `fmod` is exact; `tests/test_onnx_composites.py`
@@ -36,18 +36,15 @@ from numpy.typing import NDArray
 from onnx import ModelProto, TensorProto, numpy_helper
 
 from dflow.frontend.onnx import SUPPORTED_OPS
+from dflow.frontend.onnx.model import DTYPES
 
 Array = NDArray[Any]
 
-DFLOW_TYPES = {
-    TensorProto.FLOAT,
-    TensorProto.DOUBLE,
-    TensorProto.INT32,
-    TensorProto.INT64,
-    TensorProto.BOOL,
-}
+DFLOW_TYPES = set(DTYPES)
+"""The ONNX element types dflow imports (FLOAT16 ... UINT64, BOOL)."""
 
-FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.DOUBLE}
+RUNTIME_MOD_FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.BFLOAT16}
+"""The float types whose `Mod` dflow cannot compute exactly at run time (f16's it can)."""
 
 CONSTANT_INPUTS: dict[str, set[int]] = {
     "Reshape": {1},
@@ -160,7 +157,7 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
          "training"),
         (attributes.get("keep_aspect_ratio_policy", b"stretch") != b"stretch",
          "a resize keeping the aspect ratio", "keep_aspect_ratio_policy"),
-        (case.op_type == "Mod" and _input_type(case, 0) in FLOAT_TYPES,
+        (case.op_type == "Mod" and _input_type(case, 0) in RUNTIME_MOD_FLOATS,
          "floating-point Mod of run-time operands", "floating-point"),
     ]  # fmt: skip
     return next(((reason, word) for hit, reason, word in checks if hit), None)

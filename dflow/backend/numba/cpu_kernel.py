@@ -45,6 +45,15 @@ VECTOR_FUNCTIONS: dict[type[Operation], str] = {
 }
 """The `math` ops CPU kernels compute with `runtime/library/vmath.py`."""
 
+HALF_CONVERSIONS: dict[tuple[str, str], str] = {
+    ("f16", "f32"): "f16_to_f32",
+    ("f32", "f16"): "f32_to_f16",
+    ("bf16", "f32"): "bf16_to_f32",
+    ("f32", "bf16"): "f32_to_bf16",
+}
+"""The conversions CPU kernels make with `vm` (vectorizable; from f64 to a half, the
+scalar helpers round once from the f64 value)."""
+
 ROUNDING_FUNCTIONS: dict[type[Operation], str] = {
     math.FloorOp: "floor",
     math.CeilOp: "ceil",
@@ -80,6 +89,15 @@ class CpuKernelPrinter(KernelPrinter):
         """`vm.<function>_<f32|f64>(x)`: vectorizable, within `vm.ERROR_BOUNDS`."""
         suffix = "f32" if isinstance(op.result.type, Float32Type) else "f64"
         self.assign(op, f"vm.{VECTOR_FUNCTIONS[type(op)]}_{suffix}({self.value(op.operand)})")
+
+    @print_op.register
+    def _(self, op: arith.ExtFOp | arith.TruncFOp) -> None:
+        """`vm.f16_to_f32(bits)` and the like (`HALF_CONVERSIONS`), else as any cast."""
+        call = HALF_CONVERSIONS.get((str(op.operands[0].type), str(op.results[0].type)))
+        if call is None:
+            super().print_op(op)
+        else:
+            self.assign(op, f"vm.{call}({self.value(op.operands[0])})")
 
     @print_op.register
     def _(self, op: math.FloorOp | math.CeilOp | math.RoundEvenOp) -> None:

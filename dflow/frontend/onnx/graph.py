@@ -88,8 +88,6 @@ class Node:
     inputs: list[Tensor | None]
     folder: Path | None
     """The model's folder, where external data lies."""
-    narrow: dict[int, int] = field(default_factory=dict[int, int])
-    """The ONNX type of each input holding narrow integers (as i32: `narrow.py`)."""
     attributes: dict[str, AttributeProto] = field(init=False)
 
     def __post_init__(self) -> None:

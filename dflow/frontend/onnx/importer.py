@@ -24,7 +24,6 @@ from xdsl.ir import BlockArgument
 from dflow.dialects.df.arrays import element_type_of
 from dflow.dialects.df.arrays import numpy_dtype as df_numpy_dtype
 from dflow.frontend.builder import Tensor
-from dflow.frontend.onnx import narrow
 from dflow.frontend.onnx.errors import OnnxImportError
 from dflow.frontend.onnx.graph import ImportGraph, Node, convert_node
 from dflow.frontend.onnx.model import (
@@ -74,8 +73,6 @@ class _Importer:
     shapes: dict[str, Sequence[int]]
     graph: ImportGraph
     values: dict[str, Tensor] = field(default_factory=dict[str, Tensor])
-    narrow: dict[str, int] = field(default_factory=dict[str, int])
-    """The ONNX names holding narrow integers (as i32), with their ONNX type."""
 
     def module(self) -> ModuleOp:
         onnx_names = self._arguments()
@@ -146,21 +143,12 @@ class _Importer:
             tensor = next(t for t in self.model.graph.initializer if t.name == name)
             array = tensor_array(tensor, self.model.folder, f"initializer {name!r}")
             found = self.values[name] = self.graph.constant(array)
-            if tensor.data_type in narrow.NARROW_TYPES:
-                self.narrow[name] = tensor.data_type
         return found
 
     def _convert(self, proto: NodeProto) -> None:
         inputs = [self._value(name) for name in proto.input]
-        held = {i: self.narrow[name] for i, name in enumerate(proto.input) if name in self.narrow}
-        node = Node(proto, self.model.opset, self.graph, inputs, self.model.folder, held)
-        refused = narrow.refused_input(proto, self.narrow)
-        if refused is not None:
-            raise node.error(refused)
+        node = Node(proto, self.model.opset, self.graph, inputs, self.model.folder)
         results = convert_node(node)
-        for index, data_type in narrow.output_types(proto, self.narrow).items():
-            if index < len(proto.output) and proto.output[index]:
-                self.narrow[proto.output[index]] = data_type
         for index, name in enumerate(proto.output):
             if not name:
                 continue
@@ -172,11 +160,6 @@ class _Importer:
             self.values[name] = result
 
     def _output(self, value: ValueInfoProto) -> Tensor:
-        if value.name in self.narrow:
-            raise OnnxImportError(
-                f"output {value.name!r} holds {narrow.name(self.narrow[value.name])} values, "
-                "which dflow has no type for (it keeps them only between quantization ops)"
-            )
         tensor = self._value(value.name)
         assert tensor is not None
         declared = _declared(value)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
@@ -42,31 +43,39 @@ MAX_TENSOR_BYTES = 4 * 2**30
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 DTYPES: dict[int, np.dtype[Any]] = {
+    TensorProto.FLOAT16: np.dtype(np.float16),
+    TensorProto.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     TensorProto.FLOAT: np.dtype(np.float32),
     TensorProto.DOUBLE: np.dtype(np.float64),
+    TensorProto.INT8: np.dtype(np.int8),
+    TensorProto.INT16: np.dtype(np.int16),
     TensorProto.INT32: np.dtype(np.int32),
     TensorProto.INT64: np.dtype(np.int64),
+    TensorProto.UINT8: np.dtype(np.uint8),
+    TensorProto.UINT16: np.dtype(np.uint16),
+    TensorProto.UINT32: np.dtype(np.uint32),
+    TensorProto.UINT64: np.dtype(np.uint64),
     TensorProto.BOOL: np.dtype(np.bool_),
 }
-"""The ONNX element types dflow has (f32, f64, i32, i64, i1)."""
+"""The ONNX element types dflow has (f16, bf16, f32, f64, i8 to i64, ui8 to ui64, i1)."""
 
-NARROW: dict[int, np.dtype[Any]] = {
-    TensorProto.INT8: np.dtype(np.int8),
-    TensorProto.UINT8: np.dtype(np.uint8),
-    TensorProto.INT16: np.dtype(np.int16),
-    TensorProto.UINT16: np.dtype(np.uint16),
-}
-"""Integer types of quantized models, held as i32 between the quantization ops that
-read and write them (`ops/quantization.py`), with their values in their range."""
+DTYPE_NAMES = ", ".join(TensorProto.DataType.Name(t) for t in DTYPES)
+
+_BITS = frozenset({TensorProto.FLOAT16, TensorProto.BFLOAT16})
+"""Types whose `int32_data` holds each element's bits, not its value."""
 
 _TYPED_FIELDS: dict[int, str] = {
     TensorProto.FLOAT: "float_data",
     TensorProto.DOUBLE: "double_data",
-    TensorProto.INT32: "int32_data",
     TensorProto.INT64: "int64_data",
-    TensorProto.BOOL: "int32_data",
-    **dict.fromkeys(NARROW, "int32_data"),
-}
+    TensorProto.UINT32: "uint64_data",
+    TensorProto.UINT64: "uint64_data",
+    **dict.fromkeys(
+        (*_BITS, TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorProto.UINT8,
+         TensorProto.UINT16, TensorProto.BOOL),
+        "int32_data",
+    ),
+}  # fmt: skip
 
 
 def dtype_name(data_type: int) -> str:
@@ -83,7 +92,7 @@ def numpy_dtype(data_type: int, what: str) -> np.dtype[Any]:
     if dtype is None:
         raise OnnxImportError(
             f"{what} has element type {dtype_name(data_type)}, which dflow has no type for "
-            "(it has FLOAT, DOUBLE, INT32, INT64 and BOOL)"
+            f"(it has {DTYPE_NAMES})"
         )
     return dtype
 
@@ -405,10 +414,7 @@ def checked_count(dims: Sequence[int], what: str, itemsize: int) -> int:
 
 
 def tensor_array(tensor: TensorProto, folder: Path | None, what: str) -> np.ndarray[Any, Any]:
-    """The elements of `tensor` as a new array, its size checked before it is made; a
-    narrow integer tensor (`NARROW`) as int32."""
-    if tensor.data_type in NARROW:
-        return _array(tensor, folder, what, NARROW[tensor.data_type]).astype(np.int32)
+    """The elements of `tensor` as a new array, its size checked before it is made."""
     return _array(tensor, folder, what, numpy_dtype(tensor.data_type, what))
 
 
@@ -427,6 +433,8 @@ def _array(
             raise OnnxImportError(
                 f"{what} has shape {list(shape)} ({count} elements) but holds {len(values)}"
             )
+        if tensor.data_type in _BITS:
+            return np.asarray(values).astype(np.uint16).view(dtype).reshape(shape)
         return np.asarray(values).astype(dtype).reshape(shape)
     if len(raw) != count * dtype.itemsize:
         raise OnnxImportError(

@@ -1,7 +1,8 @@
 # pyright: basic, reportCallIssue=false
 # (numba intrinsics are called without their typing context, which pyright cannot know)
 """Transcendental functions CPU kernels can vectorize: `exp`, `log` and `tanh` in
-float32 and float64.
+float32 and float64; and the conversions between float32 and the 16-bit floats
+(f16, bf16) that kernels hold as their bits.
 
 numba leaves `math.exp`, `math.log` and `math.tanh` as one libm call per element
 (LLVM has no vector math library here), 5 to 50 times slower than NumPy's SIMD
@@ -28,6 +29,7 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
@@ -88,6 +90,60 @@ def _scale_f64(y, n):
     first = _f64_from_bits(np.int64((half + np.int64(1023)) << np.int64(52)))
     second = _f64_from_bits(np.int64((rest + np.int64(1023)) << np.int64(52)))
     return y * first * second
+
+
+# ----------------------------------------------------------------------------- halves
+
+
+@intrinsic
+def _f32_of_half_bits(typingctx, bits):
+    """The float32 value of the IEEE half whose bits are `bits` (LLVM's `fpext half`:
+    exact; F16C's `vcvtph2ps` on x86-64, which vectorizes)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+
+    return types.float32(types.uint16), codegen
+
+
+@intrinsic
+def _half_bits_of_f32(typingctx, x):
+    """The bits of `x` rounded to an IEEE half (LLVM's `fptrunc`: to nearest even,
+    overflow to infinity, subnormals kept; F16C's `vcvtps2ph`)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+
+    return types.uint16(types.float32), codegen
+
+
+@_vector
+def f16_to_f32(bits):
+    """The f16 held as `bits` (uint16), exactly, as float32."""
+    return _f32_of_half_bits(np.uint16(bits))
+
+
+@_vector
+def f32_to_f16(x):
+    """`x` rounded to f16 as NumPy's `astype(float16)`, as its bits."""
+    return _half_bits_of_f32(np.float32(x))
+
+
+@_vector
+def bf16_to_f32(bits):
+    """The bf16 held as `bits`: the top half of a float32's bits."""
+    return _f32_from_bits(np.int32(np.uint32(bits) << np.uint32(16)))
+
+
+@_vector
+def f32_to_bf16(x):
+    """`x` rounded to bf16 (to nearest even on the bits, carrying into the exponent:
+    overflow to infinity), as its bits; NaN stays a quiet NaN of its sign."""
+    bits = np.uint32(_bits_of_f32(np.float32(x)))
+    if math.isnan(x):
+        return np.uint16((bits >> np.uint32(16)) | np.uint32(0x40))
+    rounded = bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    return np.uint16(rounded >> np.uint32(16))
 
 
 # ----------------------------------------------------------------------------- exp

@@ -361,10 +361,10 @@ func.func @in_place(%x: tensor<16xf32>) -> tensor<16xf32> {
 // -----
 
 // f16 (and bf16) values are held as their 16 bits: the host sees the argument as
-// uint16 and the result as float16 again (`rt.given`), a kernel converts with the
-// helpers (10 mantissa bits, bias 15) around the f32 arithmetic df-widen made,
-// and ENTRIES keep the user's dtype. An unsigned constant is a signless one,
-// converted.
+// uint16 and the result as float16 again (`rt.given`), a CPU kernel converts with
+// `vm`'s conversions (F16C's instructions) around the f32 arithmetic df-widen
+// made, and ENTRIES keep the user's dtype. The scalar helpers convert in GPU
+// kernels and from f64. An unsigned constant is a signless one, converted.
 
 // CHECK-LABEL: # ----- cpu_0.py -----
 // CHECK:       def _bits_to_float(h, mantissa, bias):
@@ -372,12 +372,12 @@ func.func @in_place(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK:       def [[UP:cast_0]]([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
 // CHECK-NEXT:          {{^ *}}[[H:[A-Za-z0-9_]+]] = [[X]]{{\[}}[[I]]{{\]}}
-// CHECK-NEXT:          {{^ *}}[[F:[A-Za-z0-9_]+]] = _bits_to_float([[H]], 10, 15)
+// CHECK-NEXT:          {{^ *}}[[F:[A-Za-z0-9_]+]] = vm.f16_to_f32([[H]])
 // CHECK-NEXT:          [[W]]{{\[}}[[I]]{{\]}} = [[F]]
 // CHECK:       def [[DOWN:cast_2]]([[E:[A-Za-z0-9_]+]], [[Y:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
 // CHECK-NEXT:          {{^ *}}[[V:[A-Za-z0-9_]+]] = [[E]]{{\[}}[[I]]{{\]}}
-// CHECK-NEXT:          {{^ *}}[[B:[A-Za-z0-9_]+]] = _float_to_bits([[V]], 10, 15)
+// CHECK-NEXT:          {{^ *}}[[B:[A-Za-z0-9_]+]] = vm.f32_to_f16([[V]])
 // CHECK-NEXT:          [[Y]]{{\[}}[[I]]{{\]}} = [[B]]
 // CHECK:       def [[NONZERO:cast_3]]([[U:[A-Za-z0-9_]+]], [[N:[A-Za-z0-9_]+]]):
 // CHECK:               {{^ *}}[[ZERO:[A-Za-z0-9_]+]] = numba.uint8(numba.int8(0))

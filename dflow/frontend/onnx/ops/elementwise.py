@@ -7,9 +7,12 @@ floats only is composed for integers as ONNX defines it: `Div` truncates toward
 zero and `Pow` is exact, both through `f64` (exact below 2⁵³). `Mod` folds when both
 operands are constants (NumPy's `mod` and `fmod`, which are ONNX's); on integers
 computed at run time it is `a - q·b` with `q` estimated in `f64` and the remainder
-corrected, exact for every `i32` and `i64`. Floats computed at run time are refused:
-`x - trunc(x/y)·y` rounds where `fmod` is exact (the product, and `x/y` past 2²⁴ or
-2⁵³, where its integer part is no longer that of the true quotient).
+corrected, exact for every integer type. On f16 at run time it is `a - trunc(a/b)·b`
+in `f64`, exact there (an f16 quotient is below 2⁴⁰ and its distance to an integer
+far above f64's rounding; the product has at most 51 significant bits); other floats
+computed at run time are refused: for them `x - trunc(x/y)·y` rounds where `fmod` is
+exact (the product, and `x/y` past 2²⁴ or 2⁵³, where its integer part is no longer
+that of the true quotient).
 """
 
 from __future__ import annotations
@@ -18,15 +21,15 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects.builtin import f64, i1, i64
+from xdsl.dialects.builtin import f16, f64, i1, i64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of
 from dflow.dialects.df.folding import FoldPolicy, constant_operand
-from dflow.dialects.df.types import FLOATS
+from dflow.dialects.df.types import FLOATS, ui64
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
-from dflow.frontend.onnx.model import DTYPES, dtype_name
+from dflow.frontend.onnx.model import DTYPE_NAMES, DTYPES, dtype_name
 
 UNARY: dict[str, type[df.UnaryElementwiseOp]] = {
     "Neg": df.NegOp,
@@ -262,13 +265,33 @@ def mod(node: Node) -> list[Tensor]:
     folded = _folded_mod(node, a, b, fmod)
     if folded is not None:
         return [folded]
+    if element == f16:
+        return [_half_mod(node, a.cast(f64), b.cast(f64), fmod=bool(fmod)).cast(f16)]
     if element in FLOATS:
         raise node.error(
             "Mod of floating-point operands computed at run time is not supported: "
             "x - trunc(x/y)*y in df ops rounds where fmod is exact (it folds when both "
-            "operands are constants)"
+            "operands are constants, and runs on f16)"
         )
     return [_integer_mod(node, a, b, fmod=bool(fmod))]
+
+
+def _half_mod(node: Node, a: Tensor, b: Tensor, fmod: bool) -> Tensor:
+    """NumPy's `fmod` (fmod) or `mod` of f16 values held in f64 (exact: module
+    docstring): `r = a - trunc(a/b)·b`, `a` itself where `b` is infinite and `a`
+    finite, a zero with `a`'s sign; for `mod`, `r + b` where `r` is non-zero and its
+    sign is not `b`'s, and a zero with `b`'s sign. NaN where `b` is 0 or `a` infinite."""
+    q = a / b
+    whole = _where(node, q < 0.0, q.ceil(), q.floor())
+    r = a - whole * b
+    infinite = abs(b).equal(math.inf)
+    beyond = _where(node, infinite, abs(a) < math.inf, node.scalar(False, infinite))
+    r = _where(node, beyond, a, _where(node, r.equal(0.0), a * 0.0, r))
+    if fmod:
+        return r
+    shifted = _where(node, (r < 0.0).equal(b < 0.0), r, r + b)
+    signed_zero = _where(node, b < 0.0, node.scalar(-0.0, b), node.scalar(0.0, b))
+    return _where(node, r.equal(0.0), signed_zero, shifted)
 
 
 def _folded_mod(node: Node, a: Tensor, b: Tensor, fmod: int) -> Tensor | None:
@@ -298,7 +321,7 @@ def _integer_mod(node: Node, a: Tensor, b: Tensor, fmod: bool) -> Tensor:
         return x - _through_f64(node, x, b, lambda p, d: p / d) * b
 
     r = rest(a)
-    if node.element(a) == i64:
+    if node.element(a) in (i64, ui64):
         r = rest(r)
     target = a if fmod else b
     negative, positive = r < 0, r > 0
@@ -320,10 +343,7 @@ def cast(node: Node) -> list[Tensor]:
     to = node.int("to", 0)
     dtype = DTYPES.get(to)
     if dtype is None:
-        raise node.error(
-            f"Cast to {dtype_name(to)} is not supported: dflow has FLOAT, DOUBLE, INT32, "
-            "INT64 and BOOL"
-        )
+        raise node.error(f"Cast to {dtype_name(to)} is not supported: dflow has {DTYPE_NAMES}")
     target = element_type_of(dtype)
     if target == node.element(x):
         return [x]

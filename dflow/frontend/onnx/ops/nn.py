@@ -21,10 +21,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from onnx import TensorProto
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import f32, f64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.types import FLOATS
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.ops.elementwise import float_input
@@ -163,16 +164,25 @@ def _pool_window(node: Node, x: Tensor) -> tuple[Window, tuple[int, int]]:
 
 @converter("MaxPool", attributes=WINDOW_ATTRIBUTES | {"ceil_mode", "storage_order"})
 def max_pool(node: Node) -> list[Tensor]:
+    """The maxima of the windows; of integers (INT8, UINT8 in opset 12 on) in f64,
+    which holds every 8-bit (and 32-bit) value exactly."""
     x = node.input(0)
+    element = node.element(x)
+    if element not in FLOATS:
+        return [_float_max_pool(node, x.cast(f64)).cast(element)]
+    return [_float_max_pool(node, x)]
+
+
+def _float_max_pool(node: Node, x: Tensor) -> Tensor:
     win, outputs = _pool_window(node, x)
     if win.dilations != (1, 1):
         taps = _taps(as_2d(x), win, outputs, -np.inf)
         y = taps[0]
         for tap in taps[1:]:
             y = y.maximum(tap)
-        return [from_2d(y, spatial_rank(node, x))]
+        return from_2d(y, spatial_rank(node, x))
     op = df.MaxPool2DOp(as_2d(x).value, kernel=win.kernel, strides=win.strides, pads=win.pads)
-    return [from_2d(node.emit(op), spatial_rank(node, x))]
+    return from_2d(node.emit(op), spatial_rank(node, x))
 
 
 @converter("AveragePool", attributes=WINDOW_ATTRIBUTES | {"ceil_mode", "count_include_pad"})

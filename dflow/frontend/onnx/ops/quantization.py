@@ -2,10 +2,10 @@
 quantization (`DynamicQuantizeLinear`, `MatMulInteger`), `ConvInteger` and the
 `QLinearMatMul`/`QLinearConv` of operator-form models.
 
-Narrow integers are held as i32 (`narrow.py` keeps them away from other arithmetic),
-so each op is composed exactly:
+Quantized values are df's own i8, ui8, i16 and ui16 tensors (the zero point's type
+is the quantized type, UINT8 without one); each op is composed exactly:
 - quantize: `clip(round(x / scale) + zero_point)` to the type's range (`round` halves
-  to even, as ONNX says), then `i32`;
+  to even, as ONNX says), then cast to the type;
 - dequantize: `(q - zero_point) · scale`, the difference exact in i32;
 - integer products: the zero points subtracted in i32 and `df.matmul` on i32 (the sum
   of products of 8-bit values fits); integer convolutions in f64 (`df.conv2d` is for
@@ -16,13 +16,15 @@ Per-axis scales and zero points (1-D, along `axis`) broadcast along their axis.
 
 from __future__ import annotations
 
-from onnx import TensorProto
-from xdsl.dialects.builtin import f32, f64, i32
+import numpy as np
+from xdsl.dialects.builtin import f32, f64, i8, i16, i32
+from xdsl.ir import Attribute
 
 from dflow.dialects import df
+from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.types import ui8, ui16
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
-from dflow.frontend.onnx.narrow import RANGES
 from dflow.frontend.onnx.ops.nn import conv2d_of, numpy_matmul
 from dflow.frontend.onnx.ops.windows import WINDOW_ATTRIBUTES
 
@@ -44,13 +46,32 @@ def _zero_point(node: Node, index: int, like: Tensor, axis: int) -> Tensor | Non
     return None if point is None else _along(node, point, axis, len(like.shape))
 
 
-def quantized(x: Tensor, scale: Tensor, point: Tensor | None, data_type: int) -> Tensor:
-    """`clip(round(x / scale) + point, low, high)` as i32, computed in `x`'s float type."""
-    low, high = RANGES[data_type]
-    q = (x / scale).round()
+QUANTIZED: frozenset[Attribute] = frozenset({i8, ui8, i16, ui16})
+"""The types values are quantized to."""
+
+
+def quantized(x: Tensor, scale: Tensor | None, point: Tensor | None, element: Attribute) -> Tensor:
+    """`clip(round(x / scale) + point, low, high)` in `element`, computed in `x`'s
+    float type (`x` scaled already where `scale` is None)."""
+    info = np.iinfo(numpy_dtype(element))
+    q = (x if scale is None else x / scale).round()
     if point is not None:
         q = q + point.cast(x.type.element_type)
-    return q.maximum(float(low)).minimum(float(high)).cast(i32)
+    return q.maximum(float(info.min)).minimum(float(info.max)).cast(element)
+
+
+def _wide(value: Tensor) -> Tensor:
+    """A quantized (or i32) value in i32, where differences and sums are exact."""
+    return value if value.type.element_type == i32 else value.cast(i32)
+
+
+def _quantized_type(node: Node, point: Tensor | None, what: str) -> Attribute:
+    """The type a quantizing op's output has: its zero point's (UINT8 without one)."""
+    if point is None:
+        return ui8
+    if point.type.element_type not in QUANTIZED:
+        raise node.error(f"{what} must be INT8, UINT8, INT16 or UINT16")
+    return point.type.element_type
 
 
 @converter("QuantizeLinear", attributes={"axis", "saturate"})
@@ -61,10 +82,8 @@ def quantize_linear(node: Node) -> list[Tensor]:
     axis = node.int("axis", 1)
     scale = _along(node, node.input(1), axis, len(x.shape))
     point = _zero_point(node, 2, x, axis)
-    data_type = node.narrow.get(2, TensorProto.UINT8)
-    if point is not None and 2 not in node.narrow:
-        raise node.error("y_zero_point must be INT8, UINT8, INT16 or UINT16")
-    return [quantized(x, scale.cast(x.type.element_type), point, data_type)]
+    element = _quantized_type(node, point, "y_zero_point")
+    return [quantized(x, scale.cast(x.type.element_type), point, element)]
 
 
 @converter("DequantizeLinear", attributes={"axis"})
@@ -73,7 +92,7 @@ def dequantize_linear(node: Node) -> list[Tensor]:
     axis = node.int("axis", 1)
     scale = _along(node, node.input(1), axis, len(q.shape))
     point = _zero_point(node, 2, q, axis)
-    shifted = q if point is None else q - point
+    shifted = _wide(q) if point is None else _wide(q) - _wide(point)
     return [shifted.cast(scale.type.element_type) * scale]
 
 
@@ -89,16 +108,15 @@ def dynamic_quantize_linear(node: Node) -> list[Tensor]:
     smallest = (-(-x).max(axes)).minimum(0.0)
     scale = (largest - smallest) / 255.0
     scale = node.emit(df.SelectOp(scale.equal(0.0).value, node.scalar(1.0, x).value, scale.value))
-    point = (-smallest / scale).round().maximum(0.0).minimum(255.0)
-    y = quantized(x, scale, point.cast(i32), TensorProto.UINT8)
-    return [y, scale, point.cast(i32)]
+    point = (-smallest / scale).round().maximum(0.0).minimum(255.0).cast(ui8)
+    return [quantized(x, scale, point, ui8), scale, point]
 
 
 def _integer_operand(node: Node, index: int, point_index: int, axis: int) -> Tensor:
     """Input `index` minus its zero point (input `point_index`, per `axis` when 1-D)."""
     value = node.input(index)
     point = _zero_point(node, point_index, value, axis)
-    return value if point is None else value - point
+    return _wide(value) if point is None else _wide(value) - _wide(point)
 
 
 @converter("MatMulInteger")
@@ -147,9 +165,4 @@ def qlinear_conv(node: Node) -> list[Tensor]:
 
 def _requantized(node: Node, value: Tensor, point_index: int) -> Tensor:
     point = _zero_point(node, point_index, value, 1)
-    data_type = node.narrow.get(point_index, TensorProto.UINT8)
-    rounded = value.round()
-    if point is not None:
-        rounded = rounded + point.cast(value.type.element_type)
-    low, high = RANGES[data_type]
-    return rounded.maximum(float(low)).minimum(float(high)).cast(i32)
+    return quantized(value, None, point, _quantized_type(node, point, "y_zero_point"))
