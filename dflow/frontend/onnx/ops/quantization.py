@@ -131,7 +131,7 @@ def matmul_integer(node: Node) -> list[Tensor]:
 @converter("ConvInteger", attributes=WINDOW_ATTRIBUTES | {"group"})
 def conv_integer(node: Node) -> list[Tensor]:
     """`(x - x_zero_point) ⊛ (w - w_zero_point)` (w's zero point per output channel
-    when 1-D), convolved in f64 (exact) and returned as i32."""
+    when 1-D), convolved in f64 (exact) and returned as i32 (ONNX's INT32 output)."""
     x = _integer_operand(node, 0, 2, 1).cast(f64)
     w = _integer_operand(node, 1, 3, 0).cast(f64)
     return [conv2d_of(node, x, w, None).cast(i32)]
