@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 from graphgen import BINARY, UNARY, op_names, random_graph
@@ -37,6 +38,7 @@ from dflow.driver.loading.feeds import random_inputs
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.driver.loading.source import parse_module
 from dflow.interpreters.df import run_function
+from dflow.runtime.dtypes import is_floating
 
 FILECHECK = Path(__file__).parent / "filecheck"
 PASSES = [
@@ -49,7 +51,12 @@ PASSES = [
     "df-recompute",
     "df-recompute{mode=heuristic},cse",
 ]
-RTOL = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-9}
+RTOL = {
+    np.dtype(np.float16): 2e-3,  # an f32 difference of one unit moves an f16 result by one
+    np.dtype(ml_dtypes.bfloat16): 1.6e-2,
+    np.dtype(np.float32): 1e-4,
+    np.dtype(np.float64): 1e-9,
+}
 
 
 SPLIT = re.compile(r"^// -----$", re.MULTILINE)
@@ -127,12 +134,13 @@ def assert_same_results(before: tuple[Any, ...], after: tuple[Any, ...], where: 
     for index, (old, new) in enumerate(zip(before, after, strict=True)):
         expected, actual = np.asarray(old), np.asarray(new)
         assert actual.shape == expected.shape and actual.dtype == expected.dtype, where
-        if expected.dtype.kind != "f":
+        if not is_floating(expected.dtype):
             np.testing.assert_array_equal(actual, expected, err_msg=f"{where} result {index}")
             continue
+        expected, actual = expected.astype(np.float64), actual.astype(np.float64)  # bf16 too
+        rtol = RTOL[np.asarray(old).dtype]
         finite = np.abs(expected[np.isfinite(expected)])
         scale = float(finite.max()) if finite.size else 1.0
-        rtol = RTOL[expected.dtype]
         np.testing.assert_allclose(
             actual,
             expected,

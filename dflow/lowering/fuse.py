@@ -450,12 +450,14 @@ def function_parts(module: ModuleOp) -> list[list[FuncOp]]:
 
 def count_kernels(module: ModuleOp) -> int:
     """The kernels a module launches: `df.fused` ops and the other `df` ops outside
-    them, except constants and send/recv."""
+    them, except constants and send/recv (in every block: `dflow opt` takes a function
+    of several, which the lowering later refuses)."""
     return sum(
         1
         for functions in function_parts(module)
         for function in functions
-        for op in function.body.block.ops
+        for block in function.body.blocks
+        for op in block.ops
         if op.name.startswith("df.") and op.name not in ("df.constant", "df.send", "df.recv")
     )
 

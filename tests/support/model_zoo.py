@@ -2,9 +2,12 @@
 0, no download) and exported by `torch.onnx.export` (TorchScript's exporter, opset 17,
 static shapes), for `tests/test_zoo.py` (a fast subset in CI) and `bench/zoo.py` (all).
 
-- torchvision's ResNet-18, MobileNet-V2, EfficientNet-B0, SqueezeNet 1.1,
-  ShuffleNet-V2 and DenseNet-121 (written out in `torch_models.py`: PyPI's torchvision
-  does not import beside the CPU torch), batch 1, 224x224;
+- every torchvision classification model of at most 30 M parameters (`TORCHVISION`:
+  40 of them, from SqueezeNet to DenseNet-161, ResNets, RegNets, MnasNets,
+  MobileNet-V2/V3, EfficientNet-B0 to B4 and V2-S, GoogLeNet, Inception-V3, ConvNeXt-T,
+  Swin-T), torchvision's own definitions (`vision.py` imports it beside the CPU
+  torch), batch 1, 224x224 (Inception-V3: 299x299);
+- timm's ViT-Tiny, DeiT-Tiny, ConvNeXt-Atto, EfficientNet-B0 and MobileNet-V3-Small;
 - transformers' BERT, DistilBERT, GPT-2, T5's encoder and ViT from small configs (2
   layers, width 32), a batch of 2 sequences of 16 tokens (ViT: 2 images of 32x32);
 - an LSTM and a GRU layer (2 layers, bidirectional) over 16 steps.
@@ -24,7 +27,7 @@ from typing import Any
 import numpy as np
 import onnx
 import torch
-import torch_models
+import vision
 
 Array = np.ndarray[Any, Any]
 VOCABULARY = 100
@@ -141,17 +144,47 @@ class ZooModel:
             return module(torch.from_numpy(x)).numpy()
 
 
+TORCHVISION = (
+    "squeezenet1_0", "squeezenet1_1", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
+    "shufflenet_v2_x1_5", "shufflenet_v2_x2_0", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0",
+    "mnasnet1_3", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
+    "regnet_y_400mf", "regnet_x_400mf", "regnet_y_800mf", "regnet_x_800mf", "regnet_x_1_6gf",
+    "regnet_y_1_6gf", "regnet_x_3_2gf", "regnet_y_3_2gf", "efficientnet_b0", "efficientnet_b1",
+    "efficientnet_b2", "efficientnet_b3", "efficientnet_b4", "efficientnet_v2_s", "resnet18",
+    "resnet34", "resnet50", "resnext50_32x4d", "densenet121", "densenet169", "densenet201",
+    "densenet161", "googlenet", "inception_v3", "convnext_tiny", "swin_t", "swin_v2_t",
+)  # fmt: skip
+"""torchvision's classification models of at most 30 M parameters (the largest:
+DenseNet-161, 28.7 M; EfficientNet-B5 has 30.4 M)."""
+
+TIMM = {
+    "vit_tiny": "vit_tiny_patch16_224",
+    "deit_tiny": "deit_tiny_patch16_224",
+    "convnext_atto": "convnext_atto",
+    "timm_efficientnet_b0": "efficientnet_b0",
+    "mobilenetv3_small": "mobilenetv3_small_100",
+}
+"""timm's small models, by zoo name (timm's own name as the value)."""
+
+
+def _torchvision(name: str) -> Callable[[], Any]:
+    return lambda: vision.torchvision().models.get_model(name)
+
+
+def _timm(name: str) -> Callable[[], Any]:
+    return lambda: vision.timm().create_model(name, pretrained=False)
+
+
+def _side(name: str) -> int:
+    return 299 if name == "inception_v3" else 224
+
+
 MODELS: tuple[ZooModel, ...] = (
-    ZooModel("resnet18", "torchvision", torch_models.resnet18, _image((1, 3, 224, 224))),
-    ZooModel("mobilenet_v2", "torchvision", torch_models.MobileNetV2, _image((1, 3, 224, 224))),
-    ZooModel(
-        "efficientnet_b0", "torchvision", torch_models.EfficientNetB0, _image((1, 3, 224, 224))
+    *(
+        ZooModel(name, "torchvision", _torchvision(name), _image((1, 3, _side(name), _side(name))))
+        for name in TORCHVISION
     ),
-    ZooModel("squeezenet1_1", "torchvision", torch_models.squeezenet1_1, _image((1, 3, 224, 224))),
-    ZooModel(
-        "shufflenet_v2", "torchvision", torch_models.shufflenet_v2_x1_0, _image((1, 3, 224, 224))
-    ),
-    ZooModel("densenet121", "torchvision", torch_models.densenet121, _image((1, 3, 224, 224))),
+    *(ZooModel(name, "timm", _timm(timm), _image((1, 3, 224, 224))) for name, timm in TIMM.items()),
     ZooModel("bert", "transformers", _bert, _tokens),
     ZooModel("distilbert", "transformers", _distilbert, _tokens),
     ZooModel("gpt2", "transformers", _gpt2, _tokens),

@@ -5,7 +5,9 @@
 conv2d with its gradients, pools with theirs, transpose, reshape, broadcast_to,
 reductions, softmax, concat, slice, constants) on values whose shapes broadcast
 to one base shape `A x B`, where either size may be 0 or 1; one main element type
-(f32, f64, i32, i64 or i1) with casts to the others. Like real programs, it leaves
+(f32, f64, i32, i64 or i1) with casts to the others and to the narrow types (f16,
+bf16, i8, i16, ui8, ui16, ui32, ui64), whose values then flow on through the ops
+that take any type (select, casts, data movement). Like real programs, it leaves
 values unused, returns a value twice, returns arguments and constants, and on
 about half the programs pins some ops to `cpu:1`. Ops that need a domain get
 guarded operands (`log(|x| + 0.5)`); a float is cast to an integer only clamped
@@ -60,16 +62,27 @@ from dflow.frontend.builder import element_type
 from dflow.frontend.ops import gather, gather_elements, scatter_add
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
+from dflow.runtime.dtypes import is_floating
 
 Array = NDArray[Any]
 
 MODES = ("interpret", "optimize", "compiled", "devices")
-TOLERANCE: dict[str, tuple[float, float]] = {"f32": (2e-4, 2e-5), "f64": (1e-9, 1e-12)}
-"""(rtol, atol) for floats that are not exact, or that `df-optimize` may reassociate."""
+TOLERANCE: dict[str, tuple[float, float]] = {
+    "bf16": (3e-2, 1e-2),
+    "f16": (4e-3, 1e-3),
+    "f32": (2e-4, 2e-5),
+    "f64": (1e-9, 1e-12),
+}
+"""(rtol, atol) for floats that are not exact, or that `df-optimize` may reassociate:
+an f16 (bf16) result rounds an f32 one, so an f32 difference of one unit may move it
+by one unit of its own."""
 
 FLOATS = ("f32", "f64")
 INTEGERS = ("i32", "i64")
 ELEMENTS = (*FLOATS, *INTEGERS, "i1")
+NARROW = ("f16", "bf16", "i8", "i16", "ui8", "ui16", "ui32", "ui64")
+"""Cast targets besides `ELEMENTS`: the narrow types (computed in wider ones)."""
+NARROW_FLOATS = ("f16", "bf16")
 SECOND_DEVICE = "cpu:1"
 RECEIVE_TIMEOUT_S = 600.0
 """Generous: a device may wait while the other compiles its kernels (cold, under load)."""
@@ -111,8 +124,9 @@ class Program:
     def grain(self) -> str:
         """The coarsest float type of the program, whose tolerance applies to every
         result that is not exact (an f64 cast of an inexact f32 carries its error)."""
-        types = (str(r.type) for op in self.module.walk() for r in op.results)
-        return "f32" if any("f32" in t for t in types) else "f64"
+        types = [str(r.type) for op in self.module.walk() for r in op.results]
+        held = ("bf16", "f16", "f32")
+        return next((g for g in held if any(f"x{g}>" in t or f"<{g}>" in t for t in types)), "f64")
 
     def describe(self) -> str:
         main = self.module.ops.first
@@ -263,12 +277,15 @@ class _Builder:
         x = self.pick()
         if x is None:
             return None
-        target = str(self.rng.choice([e for e in ELEMENTS if e != x.element]))
+        kinds = NARROW if self.chance(0.3) else ELEMENTS
+        target = str(self.rng.choice([e for e in kinds if e != x.element]))
         source = x.tensor
-        if x.element in FLOATS and target not in FLOATS:
+        floats = (*FLOATS, *NARROW_FLOATS)
+        if x.element in floats and target not in floats:
             if not x.exact:
                 return None
-            clamped = source.maximum(self.scalar(x, -50)).minimum(self.scalar(x, 50))
+            low = 0 if target.startswith("u") else -50  # below 0 to unsigned is undefined
+            clamped = source.maximum(self.scalar(x, low)).minimum(self.scalar(x, 50))
             source = select(source.equal(source), clamped, self.scalar(x, 0))
         return Value(source.cast(target), x.exact)
 
@@ -585,14 +602,15 @@ def _same(got: Any, want: Array, tolerance: tuple[float, float] | None) -> str |
     got = np.asarray(got)
     if got.dtype != want.dtype or got.shape != want.shape:
         return f"{got.dtype}{list(got.shape)} instead of {want.dtype}{list(want.shape)}"
-    if want.dtype.kind != "f":
+    if not is_floating(want.dtype):
         differs = got != want
     elif tolerance is None:
         width = np.dtype(f"u{want.dtype.itemsize}")
         differs = got.view(width) != want.view(width)
     else:
         rtol, atol = tolerance
-        differs = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        wide = got.astype(np.float64), want.astype(np.float64)  # bf16 has no isclose
+        differs = ~np.isclose(*wide, rtol=rtol, atol=atol, equal_nan=True)
     if not differs.any():
         return None
     how = (

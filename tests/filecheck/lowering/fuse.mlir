@@ -414,3 +414,24 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// A function of several blocks (which the lowering refuses later) is fused block
+// by block: the chain in each block becomes one group, nothing crosses a branch.
+
+// CHECK-LABEL: func.func @blocks(
+// CHECK:         df.fused
+// CHECK:         cf.br ^{{.*}}(%{{.*}} : tensor<4xf32>)
+// CHECK:       ^{{.*}}(%{{.*}}: tensor<4xf32>):
+// CHECK:         df.fused
+// CHECK:         func.return
+func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = df.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = df.exp %a : (tensor<4xf32>) -> tensor<4xf32>
+  cf.br ^bb1(%b : tensor<4xf32>)
+^bb1(%c: tensor<4xf32>):
+  %d = df.tanh %c : (tensor<4xf32>) -> tensor<4xf32>
+  %e = df.abs %d : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}
