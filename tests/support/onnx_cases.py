@@ -6,7 +6,8 @@ longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: blocked quantization, an element type dflow lacks at the graph's edge (the
 float8, 4- and 2-bit types, strings), a 3-D window,
-MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, or
+MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, a
+`ScatterND` that multiplies or takes maxima or minima, or
 `Mod` of floats fed at run time
 (`x - trunc(x/y)·y` rounds where `fmod` is exact; `tests/test_onnx_composites.py`
 folds those cases' constants instead). The reason is read from the model,
@@ -159,6 +160,8 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
          "a resize keeping the aspect ratio", "keep_aspect_ratio_policy"),
         (case.op_type == "Mod" and _input_type(case, 0) in RUNTIME_MOD_FLOATS,
          "floating-point Mod of run-time operands", "floating-point"),
+        (case.op_type == "ScatterND" and attributes.get("reduction", b"none") not in
+         (b"none", b"add"), "a ScatterND reduction other than none and add", "reduction"),
     ]  # fmt: skip
     return next(((reason, word) for hit, reason, word in checks if hit), None)
 

@@ -4,6 +4,7 @@ package registers them all (`graph.CONVERTERS`)."""
 from dflow.frontend.onnx.graph import CONVERTERS
 from dflow.frontend.onnx.ops import (
     elementwise,
+    nd_indexing,
     nn,
     quantization,
     recurrent,
@@ -18,6 +19,7 @@ SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 __all__ = [
     "SUPPORTED_OPS",
     "elementwise",
+    "nd_indexing",
     "nn",
     "quantization",
     "recurrent",
