@@ -89,7 +89,12 @@ def main() -> None:
     for entry in MODELS:
         if entry.name not in arguments.models:
             continue
-        t = measure(entry, arguments.runs, arguments.rounds)
+        try:
+            t = measure(entry, arguments.runs, arguments.rounds)
+        except Exception as error:  # a model that fails is a row saying why, not the end
+            print(f"| {entry.name} | {entry.family} | failed: {type(error).__name__}: "
+                  f"{str(error).splitlines()[0][:200]} |", flush=True)  # fmt: skip
+            continue
         print(
             f"| {entry.name} | {entry.family} | {t['import']:.2f} | {t['lower']:.2f} | "
             f"{t['first']:.2f} | {t['dflow'] * 1e3:.3f} | {t['ort'] * 1e3:.3f} | "

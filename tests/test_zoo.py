@@ -1,5 +1,6 @@
 """The model zoo (`tests/support/model_zoo.py`), a fast subset in CI: models of each family
-not tested elsewhere (ResNet-18 is in `test_onnx_torch.py`, BERT and GPT-2 in
+(torchvision, timm, transformers, recurrent) not tested elsewhere (ResNet-18 is in
+`test_onnx_torch.py` and `test_onnx_float16.py`, BERT and GPT-2 in
 `test_onnx_transformers.py`), exported, compiled by dflow and compared with ONNX
 Runtime (one thread) and PyTorch within the zoo's tolerance (rtol 1e-3, atol 1e-4 of
 the largest magnitude). `python bench/zoo.py` runs every model and times them.
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.usefixtures("module_cache")
 
 from model_zoo import BY_NAME, assert_matches  # noqa: E402 (imports torch: after the skips)
 
-SUBSET = ("mobilenet_v2", "shufflenet_v2", "distilbert", "t5_encoder", "vit", "gru")
+SUBSET = (
+    "mobilenet_v3_small", "mnasnet0_5", "convnext_atto", "distilbert", "t5_encoder", "vit", "gru"
+)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", SUBSET)
