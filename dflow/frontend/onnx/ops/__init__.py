@@ -3,6 +3,7 @@ package registers them all (`graph.CONVERTERS`)."""
 
 from dflow.frontend.onnx.graph import CONVERTERS
 from dflow.frontend.onnx.ops import (
+    einsum,
     elementwise,
     nd_indexing,
     nn,
@@ -18,6 +19,7 @@ SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 
 __all__ = [
     "SUPPORTED_OPS",
+    "einsum",
     "elementwise",
     "nd_indexing",
     "nn",
