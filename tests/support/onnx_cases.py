@@ -67,6 +67,7 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "Pad": {1, 3},
     "Range": {0, 1, 2},
     "CumSum": {1},
+    "TopK": {1},
 }
 """The inputs of each op that dflow needs as constants."""
 

@@ -1,4 +1,4 @@
-"""ONNX reductions, the softmaxes, ArgMax/ArgMin and CumSum.
+"""ONNX reductions, the softmaxes, ArgMax/ArgMin, TopK and CumSum.
 
 The reductions take `axes` as an attribute up to an opset (13 for `ReduceSum`, 18
 for `ReduceMean` and `ReduceMax`) and as input 1 from it, where an empty list
@@ -6,7 +6,8 @@ reduces everything unless `noop_with_empty_axes`. Before opset 13 `Softmax` and
 `LogSoftmax` flatten the input into 2-D at `axis` (default 1) and normalize each
 row; from opset 13 they normalize along `axis` (default -1). `LogSoftmax` is
 `x - max - log(sum(exp(x - max)))`, exact where `log(softmax(x))` underflows.
-ArgMax and ArgMin are exact compositions of maxima and comparisons; CumSum is a
+ArgMax and ArgMin are exact compositions of maxima and comparisons, TopK of ranks
+counted by comparisons; CumSum is a
 log-step scan of shifted adds.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import f64, i1, i32
+from xdsl.dialects.builtin import f64, i1, i32, i64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
@@ -151,3 +152,43 @@ def _flipped(x: Tensor, axis: int) -> Tensor:
     """`x` in reverse order along `axis` (a gather of constant indices)."""
     indices = x.graph.constant(np.arange(x.shape[axis] - 1, -1, -1, dtype=np.int64))
     return x.graph.emit(df.GatherOp(x.value, indices.value, axis))
+
+
+@converter("TopK", attributes={"axis", "largest", "sorted"})
+def top_k(node: Node) -> list[Tensor]:
+    """The `k` largest (`largest=0`: smallest) elements along `axis` and their int64
+    indices, in order, an earlier element first among equals, as ONNX defines it:
+    composed exactly from each element's rank (how many elements come before it:
+    larger, or equal and earlier), the position of each rank `r < k` (the sum of
+    positions whose rank is `r`) and a `df.gather_elements` of the values. The ranks
+    compare every pair along the axis (`n²` per row: for the short axes of models,
+    not a vocabulary)."""
+    x = node.input(0)
+    k = _k(node)
+    rank = len(x.shape)
+    axis = node.axis(node.int("axis", -1), rank)
+    n = x.shape[axis]
+    if not 0 <= k <= n:
+        raise node.error(f"K = {k} is outside [0, {n}], the size of axis {axis}")
+    order = [*(a for a in range(rank) if a != axis), axis]
+    last = x.transpose(order) if axis != rank - 1 else x
+    mine, theirs = last.reshape((*last.shape, 1)), last.reshape((*last.shape[:-1], 1, n))
+    ahead = theirs > mine if node.int("largest", 1) else theirs < mine
+    earlier = np.tril(np.ones((n, n), np.int64), -1)  # [i, j]: j < i
+    ties = mine.equal(theirs).cast(i64) * x.graph.constant(earlier)
+    ranks = (ahead.cast(i64) + ties).sum([rank])
+    places = x.graph.constant(np.arange(k, dtype=np.int64).reshape(k, 1))
+    hit = ranks.reshape((*ranks.shape[:-1], 1, n)).equal(places).cast(i64)
+    indices = (hit * x.graph.constant(np.arange(n, dtype=np.int64))).sum([rank])
+    values = x.graph.emit(df.GatherElementsOp(last.value, indices.value, rank - 1))
+    back = [order.index(a) for a in range(rank)]
+    if axis == rank - 1:
+        return [values, indices]
+    return [values.transpose(back), indices.transpose(back)]
+
+
+def _k(node: Node) -> int:
+    known = node.ints_input(1, "K")
+    if known is None or len(known) != 1:
+        raise node.error("K (input 1) must be one integer known at import time")
+    return known[0]
