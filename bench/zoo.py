@@ -1,13 +1,16 @@
 """The model zoo (`tests/support/model_zoo.py`) through dflow, against ONNX Runtime and PyTorch.
 
     taskset -c 0 python bench/zoo.py [--models resnet18 bert ...] [--runs 10] [--rounds 3]
+                                     [--half]
 
 Per model, all from this run, in a fresh on-disk cache: the export's ONNX import
 (`dflow import`'s work), the lowering to device modules, the first call (numba
 compiling the kernels), then the steady time of one call of dflow, ONNX Runtime (one
 intra-op and one inter-op thread) and PyTorch eager (`torch.set_num_threads(1)`,
 `no_grad`), in interleaved rounds of `--runs` calls each, best round kept, and the
-ratios dflow / peer (below 1: dflow is faster). dflow's result is checked against
+ratios dflow / peer (below 1: dflow is faster). With `--half`, each model is
+converted to float16 first (`module.half()`, a float16 input; checked within
+`model_zoo.HALF_STEPS` float16 steps). dflow's result is checked against
 ONNX Runtime's and PyTorch's first (the zoo's tolerance). One core: run under
 `taskset -c 0`; OpenBLAS gets one thread, as the peers do. The table printed is the
 README's zoo table.
@@ -32,17 +35,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"
 
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
-from model_zoo import MODELS, ZooModel, assert_matches  # noqa: E402
+from model_zoo import MODELS, ZooModel, assert_matches, assert_matches_half  # noqa: E402
 from rounds import best  # noqa: E402
 
 import dflow  # noqa: E402
 from dflow.frontend.onnx import import_model  # noqa: E402
 
 
-def measure(entry: ZooModel, runs: int, rounds: int) -> dict[str, float]:
-    module = entry.module()
-    model = entry.export(module)
-    x = entry.input(seed=1)
+def measure(entry: ZooModel, runs: int, rounds: int, half: bool) -> dict[str, float]:
+    if half:
+        module, x = entry.half(seed=1)
+    else:
+        module, x = entry.module(), entry.input(seed=1)
+    model = entry.export(module, x)
     start = time.perf_counter()
     import_model(model)
     imported = time.perf_counter() - start
@@ -57,8 +62,9 @@ def measure(entry: ZooModel, runs: int, rounds: int) -> dict[str, float]:
     session = ort.InferenceSession(
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
-    assert_matches(result, session.run(None, {"x": x})[0])
-    assert_matches(result, entry.eager(module, x))
+    check = assert_matches_half if half else assert_matches
+    check(result, session.run(None, {"x": x})[0])
+    check(result, entry.eager(module, x))
     tensor = torch.from_numpy(x)
 
     def eager() -> Any:
@@ -78,6 +84,7 @@ def main() -> None:
     parser.add_argument("--models", nargs="*", default=[m.name for m in MODELS])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--half", action="store_true", help="each model converted to float16")
     arguments = parser.parse_args()
     torch.set_num_threads(1)
     header = (
@@ -90,7 +97,7 @@ def main() -> None:
         if entry.name not in arguments.models:
             continue
         try:
-            t = measure(entry, arguments.runs, arguments.rounds)
+            t = measure(entry, arguments.runs, arguments.rounds, arguments.half)
         except Exception as error:  # a model that fails is a row saying why, not the end
             print(f"| {entry.name} | {entry.family} | failed: {type(error).__name__}: "
                   f"{str(error).splitlines()[0][:200]} |", flush=True)  # fmt: skip

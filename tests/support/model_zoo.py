@@ -128,16 +128,24 @@ class ZooModel:
     def input(self, seed: int = 0) -> Array:
         return self.draw(np.random.default_rng(seed))
 
-    def export(self, module: Any) -> onnx.ModelProto:
-        """`module` exported at opset 17 with its input named `x`, output `y`."""
+    def export(self, module: Any, example: Array | None = None) -> onnx.ModelProto:
+        """`module` exported at opset 17 with its input named `x`, output `y`, traced
+        on `example` (by default the model's input)."""
+        example = self.input() if example is None else example
         buffer = io.BytesIO()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                module, (torch.from_numpy(self.input()),), buffer, dynamo=False,
+                module, (torch.from_numpy(example),), buffer, dynamo=False,
                 opset_version=17, input_names=["x"], output_names=["y"],
             )  # fmt: skip
         return onnx.load_from_string(buffer.getvalue())
+
+    def half(self, seed: int = 0) -> tuple[Any, Array]:
+        """The model converted to float16 (`module.half()`) and its input in float16
+        (token ids stay integers)."""
+        x = self.input(seed)
+        return self.module().half(), x.astype(np.float16) if x.dtype == np.float32 else x
 
     def eager(self, module: Any, x: Array) -> Array:
         with torch.no_grad():
@@ -196,6 +204,20 @@ MODELS: tuple[ZooModel, ...] = (
 """Every model of the zoo."""
 
 BY_NAME = {model.name: model for model in MODELS}
+
+
+HALF_STEPS = 4
+"""The tolerance of a float16 model, in float16 units in the last place at the
+largest magnitude: an f32 result on the other side of a tie than ONNX Runtime's
+rounds one step away, and the step propagates (measured: 1 to 2 steps)."""
+
+
+def assert_matches_half(actual: Array, expected: Array) -> None:
+    """Within `HALF_STEPS` float16 steps at the largest magnitude of `expected`."""
+    assert actual.dtype == expected.dtype == np.float16 and actual.shape == expected.shape
+    step = float(np.spacing(np.abs(expected).max()))
+    difference = float(np.abs(actual.astype(np.float32) - expected.astype(np.float32)).max())
+    assert difference <= HALF_STEPS * step, f"{difference} is over {HALF_STEPS} steps of {step}"
 
 
 def assert_matches(actual: Array, expected: Array) -> None:
