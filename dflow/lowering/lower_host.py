@@ -48,7 +48,7 @@ from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.constant import ConstantOp
-from dflow.dialects.df.symbols import device_scopes, graph_functions
+from dflow.dialects.df.symbols import device_scopes, graph_functions, several_blocks
 from dflow.lowering.bufferize import BufferizePass
 from dflow.lowering.kernels.builder import buffer_type
 from dflow.lowering.plan_buffers import PlanBuffersPass
@@ -169,6 +169,8 @@ class HostBuilder:
 def lower_scope(scope: ModuleOp, device: str) -> None:
     globals: list[memref.GlobalOp] = []
     for function in graph_functions(scope):
+        if (branched := several_blocks(function)) is not None:
+            raise _fail(branched)
         if any(isinstance(op, dfrt.ArenaOp) for op in function.body.block.ops):
             raise _fail(
                 f"@{function.sym_name.data} is already a host function: the module is lowered"

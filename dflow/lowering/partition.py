@@ -37,6 +37,7 @@ from dflow.dialects.devices import DEFAULT_DEVICE, device_key
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.fusion import FusedOp
+from dflow.dialects.df.symbols import several_blocks
 from dflow.dialects.df.types import i64_array, static_tensor
 from dflow.passes.failures import pass_failure
 
@@ -199,6 +200,9 @@ def partition_module(module: ModuleOp) -> dict[str, list[FuncOp]]:
         raise _fail("the module is already partitioned (it holds nested modules)")
     functions = [op for op in module.ops if isinstance(op, FuncOp) and not op.is_declaration]
     declarations = [op for op in module.ops if isinstance(op, FuncOp) and op.is_declaration]
+    for function in functions:
+        if (branched := several_blocks(function)) is not None:
+            raise _fail(branched)
     placed = {placed_device(op) for f in functions for op in f.body.block.ops if _is_df(op)}
     devices = sorted(placed, key=device_key) or [DEFAULT_DEVICE]
     parts = {device: [d.clone() for d in declarations] for device in devices}

@@ -52,7 +52,7 @@ from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import device_of
 from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.fusion import FusedOp
-from dflow.dialects.df.symbols import device_scopes, require_function
+from dflow.dialects.df.symbols import device_scopes, require_function, several_blocks
 from dflow.dialects.df.traits import InPlace, ViewLike
 from dflow.dialects.df.types import tensor_bytes
 
@@ -191,8 +191,8 @@ def check_plannable(function: FuncOp) -> None:
     """A `PlanError` unless `function` has one block of straight-line code."""
     if function.is_declaration:
         raise PlanError(f"{function_label(function)} is a declaration: it has no body to plan")
-    if len(function.body.blocks) != 1:
-        raise PlanError(f"{function_label(function)} has several blocks; only straight-line code")
+    if (branched := several_blocks(function, function_label(function))) is not None:
+        raise PlanError(branched)
 
 
 def plan_function(

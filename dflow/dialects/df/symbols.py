@@ -75,3 +75,13 @@ def device_scopes(module: ModuleOp) -> list[tuple[str | None, ModuleOp]]:
     """What runs on one device each: the device modules of a partitioned module with
     their devices, else the module itself (device None)."""
     return [*device_modules(module)] or [(None, module)]
+
+
+def several_blocks(function: FuncOp, label: str | None = None) -> str | None:
+    """Why the lowering cannot take `function` as straight-line code (`@f has several
+    blocks; ...`: a branch, which `dflow opt` parses), or None when it has one block.
+    `label` names the function (by default `@f`)."""
+    if len(function.body.blocks) <= 1:
+        return None
+    name = label or f"@{function.sym_name.data}"
+    return f"{name} has several blocks; only straight-line code"

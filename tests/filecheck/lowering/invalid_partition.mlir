@@ -17,3 +17,15 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// A function of several blocks (a branch): not straight-line code.
+
+// CHECK: {{^}}df-partition: @blocks has several blocks; only straight-line code{{$}}
+func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = df.neg %x {df.device = "cpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
+  cf.br ^bb1(%a : tensor<4xf32>)
+^bb1(%b: tensor<4xf32>):
+  func.return %b : tensor<4xf32>
+}
