@@ -14,6 +14,7 @@ log-step scan of shifted adds.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects.builtin import f64, i1, i32, i64
@@ -25,7 +26,16 @@ from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.ops.tensors import axes_operand, distinct_axes
 
-AXES_INPUT_SINCE = {"ReduceSum": 13, "ReduceMean": 18, "ReduceMax": 18}
+AXES_INPUT_SINCE = {
+    "ReduceSum": 13,
+    "ReduceMean": 18,
+    "ReduceMax": 18,
+    "ReduceMin": 18,
+    "ReduceL1": 18,
+    "ReduceL2": 18,
+    "ReduceSumSquare": 18,
+    "ReduceLogSumExp": 18,
+}
 """The opset from which each reduction takes `axes` as an input."""
 
 
@@ -39,15 +49,53 @@ def reduce(node: Node) -> list[Tensor]:
             return [x]
         axes = list(range(len(x.shape)))
     chosen = distinct_axes(node, len(x.shape), axes)
-    if node.op_type == "ReduceSum":
-        return [x.sum(chosen, keepdims)]
     if node.op_type == "ReduceMean":
         if node.element(x) in FLOATS:
             return [x.mean(chosen, keepdims)]
         return [x.cast(f64).mean(chosen, keepdims).cast(node.element(x))]
+    if node.op_type in ("ReduceMax", "ReduceMin"):
+        return [_extreme(node, x, chosen, keepdims)]
+    if node.op_type in ("ReduceL2", "ReduceLogSumExp") and node.element(x) not in FLOATS:
+        return [_SUMS[node.op_type](x.cast(f64), chosen, keepdims).cast(node.element(x))]
+    return [_SUMS[node.op_type](x, chosen, keepdims)]
+
+
+def _extreme(node: Node, x: Tensor, axes: list[int], keepdims: bool) -> Tensor:
+    """The maximum, or the minimum as the maximum of the order reversed (`-x`, or
+    `-1 - x` for integers, which cannot overflow); of booleans, any (all)."""
     if node.element(x) == i1:  # the maximum of booleans: whether any is true (none: false)
-        return [x.cast(i32).sum(chosen, keepdims) > 0]
-    return [x.max(chosen, keepdims)]
+        count = x.cast(i32).sum(axes, keepdims)
+        if node.op_type == "ReduceMin":  # all true
+            return count.equal(math.prod(x.shape[a] for a in axes))
+        return count > 0
+    if node.op_type == "ReduceMax":
+        return x.max(axes, keepdims)
+    if node.element(x) in FLOATS:
+        return -((-x).max(axes, keepdims))
+    return node.scalar(-1, x) - (node.scalar(-1, x) - x).max(axes, keepdims)
+
+
+def _log_sum_exp(x: Tensor, axes: list[int], keepdims: bool) -> Tensor:
+    """`m + log(sum(exp(x - m)))` with `m` the maximum (where it is finite): no
+    overflow for large `x`, exactly `-inf` over an axis of `-inf`s."""
+    largest = x.max(axes, keepdims=True)
+    finite = abs(largest) < math.inf
+    zero = x.graph.constant(np.zeros((), numpy_dtype(x.type.element_type)))
+    shift = x.graph.emit(df.SelectOp(finite.value, largest.value, zero.value))
+    total = (x - shift).exp().sum(axes, keepdims=True).log() + shift
+    return total if keepdims else total.reshape([d for i, d in enumerate(x.shape) if i not in axes])
+
+
+Reducer = Callable[[Tensor, list[int], bool], Tensor]
+
+_SUMS: dict[str, Reducer] = {
+    "ReduceSum": lambda x, axes, keep: x.sum(axes, keep),
+    "ReduceL1": lambda x, axes, keep: abs(x).sum(axes, keep),
+    "ReduceL2": lambda x, axes, keep: (x * x).sum(axes, keep).sqrt(),
+    "ReduceSumSquare": lambda x, axes, keep: (x * x).sum(axes, keep),
+    "ReduceLogSumExp": _log_sum_exp,
+}
+"""The reductions that add (after a map)."""
 
 
 def _rows(node: Node, x: Tensor) -> tuple[Tensor, int]:
