@@ -81,20 +81,24 @@ def _source(value: SSAValue) -> Operation | None:
             return owner
 
 
+def _ops(functions: list[FuncOp]) -> list[Operation]:
+    """The top-level ops of the functions' blocks (several, where a function branches)."""
+    return [op for f in functions for block in f.body.blocks for op in block.ops]
+
+
 def _graph(functions: list[FuncOp]) -> tuple[dict[Operation, set[Operation]], dict[Operation, int]]:
     """The dependency graph of the ops of one function's parts, fused ops opened up,
     and the fused op (by number) each op belongs to."""
     nodes: list[Operation] = []
     group: dict[Operation, int] = {}
-    for function in functions:
-        for op in function.body.block.ops:
-            if isinstance(op, FusedOp):
-                for inner in op.body.block.ops:
-                    if not isinstance(inner, YieldOp):
-                        nodes.append(inner)
-                        group[inner] = id(op)
-            else:
-                nodes.append(op)
+    for op in _ops(functions):
+        if isinstance(op, FusedOp):
+            for inner in op.body.block.ops:
+                if not isinstance(inner, YieldOp):
+                    nodes.append(inner)
+                    group[inner] = id(op)
+        else:
+            nodes.append(op)
     edges: dict[Operation, set[Operation]] = {op: set() for op in nodes}
     sends = {op.key.data: op for op in nodes if isinstance(op, SendOp)}
     for op in nodes:
@@ -171,8 +175,7 @@ def count_kernels(module: ModuleOp) -> int:
     return sum(
         1
         for functions in _functions(module).values()
-        for function in functions
-        for op in function.body.block.ops
+        for op in _ops(functions)
         if op.name.startswith("df.") and op.name not in ("df.constant", "df.send", "df.recv")
     )
 

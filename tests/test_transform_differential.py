@@ -113,9 +113,11 @@ _SKIPS: list[tuple[str, Callable[[ModuleOp, FuncOp], bool]]] = [
     ("calls a declaration or itself", _calls_a_declaration),
     ("returns nothing", lambda _, f: not f.function_type.outputs.data),
     ("sends or receives", lambda _, f: any(isinstance(i, SendOp | RecvOp) for i in f.walk())),
+    ("branches (several blocks)", lambda _, f: len(f.body.blocks) > 1),
 ]
 """Why a function is not run alone: a device module's parts run together, host
-functions over memrefs are not interpreted, and a function needs results to compare."""
+functions over memrefs and branches are not interpreted (the lowering refuses
+branches too), and a function needs results to compare."""
 
 
 def _skip_reason(module: ModuleOp, op: Operation) -> str | None:
