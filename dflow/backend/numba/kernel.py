@@ -42,6 +42,8 @@ _HELPER_CALLS: dict[type[Operation], str] = {
 _BUILTIN_CALLS: dict[type[Operation], str] = {
     arith.MaxSIOp: "max",
     arith.MinSIOp: "min",
+    arith.MaxUIOp: "max",  # on ui64 values, which numba compares unsigned
+    arith.MinUIOp: "min",
     math.AbsFOp: "abs",
     math.AbsIOp: "abs",
     math.ExpOp: "math.exp",
@@ -67,6 +69,10 @@ _COMPARISONS = {
     "sge": ">=",
     "slt": "<",
     "sle": "<=",
+    "ult": "<",
+    "ule": "<=",
+    "ugt": ">",
+    "uge": ">=",
 }
 _CONVERSIONS = (
     arith.ExtFOp,

@@ -8,7 +8,8 @@ reference semantics (each op's `semantics`, in `dialects/df/`):
 - `maximum`/`minimum`/`relu` on floats are `arith.maximumf`/`minimumf`, which
   propagate NaN as NumPy does;
 - integer `div` is `arith.divsi` (rounds toward zero, as the reference's cast of
-  the true quotient);
+  the true quotient); on ui64, which computes as itself, division, maxima, minima
+  and comparisons are the unsigned ones;
 - `sigmoid` is the stable form: `z = exp(-|x|)`, `1/(1+z)` for `x >= 0`, else
   `z/(1+z)`;
 - `equal` and the other comparisons on floats are ordered (false on NaN);
@@ -92,6 +93,8 @@ def _neg(x: SSAValue, emit: Emit) -> SSAValue:
 
 
 def _abs(x: SSAValue, emit: Emit) -> SSAValue:
+    if is_unsigned(_element(x)):
+        return x
     return emit(same_type(math.AbsFOp if is_float(_element(x)) else math.AbsIOp, x))
 
 
@@ -100,6 +103,8 @@ def _square(x: SSAValue, emit: Emit) -> SSAValue:
 
 
 def _relu(x: SSAValue, emit: Emit) -> SSAValue:
+    if is_unsigned(_element(x)):
+        return x
     zero = constant(0, _element(x), emit)
     return emit(same_type(arith.MaximumfOp if is_float(_element(x)) else arith.MaxSIOp, x, zero))
 
@@ -170,23 +175,32 @@ _INT_BINARY: dict[type[Operation], type[Operation]] = {
     ew.MinimumOp: arith.MinSIOp,
     ew.PowOp: math.IPowIOp,
 }
-_PREDICATES: dict[type[Operation], tuple[str, str]] = {
-    ew.GreaterOp: ("ogt", "sgt"),
-    ew.GreaterEqualOp: ("oge", "sge"),
-    ew.LessOp: ("olt", "slt"),
-    ew.LessEqualOp: ("ole", "sle"),
-    ew.EqualOp: ("oeq", "eq"),
+_UINT_BINARY: dict[type[Operation], type[Operation]] = {
+    **_INT_BINARY,
+    ew.DivOp: arith.DivUIOp,
+    ew.MaximumOp: arith.MaxUIOp,
+    ew.MinimumOp: arith.MinUIOp,
 }
+"""ui64's (the one unsigned type that computes as itself: `df-widen`)."""
+_PREDICATES: dict[type[Operation], tuple[str, str, str]] = {
+    ew.GreaterOp: ("ogt", "sgt", "ugt"),
+    ew.GreaterEqualOp: ("oge", "sge", "uge"),
+    ew.LessOp: ("olt", "slt", "ult"),
+    ew.LessEqualOp: ("ole", "sle", "ule"),
+    ew.EqualOp: ("oeq", "eq", "eq"),
+}
+"""Each comparison's predicate on floats (ordered), signed and unsigned integers."""
 
 
 def _binary(op: Operation, a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
-    floating = is_float(_element(a))
+    element = _element(a)
+    kind = 0 if is_float(element) else 2 if is_unsigned(element) else 1
     if type(op) in _PREDICATES:
-        float_predicate, int_predicate = _PREDICATES[type(op)]
-        if floating:
-            return emit(arith.CmpfOp(a, b, float_predicate))
-        return emit(arith.CmpiOp(a, b, int_predicate))
-    table = _FLOAT_BINARY if floating else _INT_BINARY
+        predicate = _PREDICATES[type(op)][kind]
+        if kind == 0:
+            return emit(arith.CmpfOp(a, b, predicate))
+        return emit(arith.CmpiOp(a, b, predicate))
+    table = (_FLOAT_BINARY, _INT_BINARY, _UINT_BINARY)[kind]
     return emit(same_type(table[type(op)], a, b))
 
 

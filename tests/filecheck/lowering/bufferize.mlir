@@ -545,3 +545,22 @@ func.func @embedding(%table: tensor<10x4xf32>, %tokens: tensor<2x3xi32>, %u: ten
   %s = df.scatter_add %u, %tokens {axis = 1 : i64} : (tensor<2x2x3xf32>, tensor<2x3xi32>) -> tensor<2x7xf32>
   func.return %e, %s : tensor<2x3x4xf32>, tensor<2x7xf32>
 }
+
+// -----
+
+// ui64 computes as itself (df-widen leaves it): its maxima and comparisons are the
+// unsigned ones, and relu is the identity.
+
+// CHECK-LABEL: func.func private @maximum_0(
+// CHECK:         %{{.*}} = arith.maxui %{{.*}}, %{{.*}} : ui64
+// CHECK-LABEL: func.func private @less_1(
+// CHECK:         %{{.*}} = arith.cmpi ult, %{{.*}}, %{{.*}} : ui64
+// CHECK-LABEL: func.func private @relu_2(
+// CHECK-NOT:     arith.max
+// CHECK:         memref.store
+func.func @unsigned(%a: tensor<5xui64>, %b: tensor<5xui64>) -> (tensor<5xui64>, tensor<5xi1>, tensor<5xui64>) {
+  %m = df.maximum %a, %b : (tensor<5xui64>, tensor<5xui64>) -> tensor<5xui64>
+  %l = df.less %a, %b : (tensor<5xui64>, tensor<5xui64>) -> tensor<5xi1>
+  %r = df.relu %a : (tensor<5xui64>) -> tensor<5xui64>
+  func.return %m, %l, %r : tensor<5xui64>, tensor<5xi1>, tensor<5xui64>
+}
