@@ -78,17 +78,17 @@ def _deep_mlp(n: int) -> Callable[[], ModuleOp]:
 
 
 def resnet18() -> ModuleOp:
-    """ResNet-18 (random weights; torchvision's architecture, `tests/support/torch_models.py`)
+    """ResNet-18 (random weights; torchvision's own, through `tests/support/vision.py`)
     exported to ONNX and imported at batch 1."""
     import torch  # noqa: PLC0415 (optional: only this graph needs it)
-    from torch_models import resnet18 as torch_resnet18  # noqa: PLC0415
+    from vision import torchvision  # noqa: PLC0415
 
     torch.manual_seed(0)
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            torch_resnet18().eval(),
+            torchvision().models.resnet18().eval(),
             (torch.zeros(1, 3, 224, 224),),
             buffer,
             dynamo=False,

@@ -2,7 +2,7 @@
 
     taskset -c 0 python bench/onnx_resnet.py [--batches 1 8] [--runs 10] [--rounds 3] [--blas-as-is]
 
-ResNet-18 (torchvision's architecture, defined in `tests/support/torch_models.py`) with
+ResNet-18 (torchvision's own, imported by `tests/support/vision.py`) with
 random weights (seed 0), exported by `torch.onnx.export` (opset 17, a symbolic batch,
 BatchNorm folded into the convolutions as exporters do by default). The same weights
 run three ways: dflow (the model imported with `--shape`-like static shapes, compiled, called), ONNX
@@ -59,14 +59,14 @@ from dflow.frontend.onnx import import_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-from torch_models import resnet18 as torch_resnet18  # noqa: E402
+from vision import torchvision  # noqa: E402
 
 Infer = Callable[[np.ndarray], np.ndarray]
 
 
 def resnet18() -> tuple[Any, onnx.ModelProto]:
     torch.manual_seed(0)
-    module = torch_resnet18().eval()
+    module = torchvision().models.resnet18().eval()
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

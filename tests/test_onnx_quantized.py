@@ -1,7 +1,7 @@
 """Quantized models through dflow's importer (quantized values are df's i8 and ui8
 tensors: `ops/quantization.py`), against ONNX Runtime's own results:
 
-- ResNet-18 (`torch_models.py`) quantized by `onnxruntime.quantization.quantize_static`
+- torchvision's ResNet-18 quantized by `onnxruntime.quantization.quantize_static`
   in the QDQ format (activations UINT8, weights INT8 per channel), calibrated on 4
   random images;
 - BERT (transformers, a small config) quantized by `quantize_dynamic` (weights INT8:
@@ -67,11 +67,12 @@ class _Images:
 
 
 def test_qdq_resnet18_matches_onnx_runtime(tmp_path: Path) -> None:
-    from torch_models import resnet18  # noqa: PLC0415 (imports torch: after the skip above)
+    from vision import torchvision  # noqa: PLC0415 (imports torch: after the skip above)
 
     torch.manual_seed(0)
     x = np.random.default_rng(1).standard_normal((1, 3, 224, 224)).astype(np.float32)
-    onnx.save(_export(resnet18().eval(), x, "image"), tmp_path / "float.onnx")
+    resnet18 = torchvision().models.resnet18().eval()
+    onnx.save(_export(resnet18, x, "image"), tmp_path / "float.onnx")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         quantization.quantize_static(

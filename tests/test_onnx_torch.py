@@ -2,7 +2,7 @@
 symbolic batch axis, the input named `input.1` as PyTorch names it) through dflow,
 compiled and compared with ONNX Runtime (one thread) and with PyTorch itself: an MLP
 at opsets 11, 13 and 17, a CNN with its BatchNorm kept (a grouped convolution, both
-pools, `ceil_mode`), ResNet-18 as torchvision defines it (`tests/support/torch_models.py`) with
+pools, `ceil_mode`), torchvision's ResNet-18 (`tests/support/vision.py`) with
 random weights; a small language model's input layer, its token ids fed at run time.
 """
 
@@ -102,10 +102,10 @@ def test_exported_cnn_with_its_batch_norm(opset: int) -> None:
 
 
 def test_exported_resnet18() -> None:
-    from torch_models import resnet18  # noqa: PLC0415 (imports torch: after the skip above)
+    from vision import torchvision  # noqa: PLC0415 (imports torch: after the skip above)
 
     torch.manual_seed(0)
-    module = resnet18()
+    module = torchvision().models.resnet18()
     model = export(module, (1, 3, 224, 224), 17)
     check_exported(module, model, batch_input((1, 3, 224, 224)))
 
