@@ -50,6 +50,7 @@ PASSES = [
     "cse",
     "df-recompute",
     "df-recompute{mode=heuristic},cse",
+    "df-widen",
 ]
 RTOL = {
     np.dtype(np.float16): 2e-3,  # an f32 difference of one unit moves an f16 result by one

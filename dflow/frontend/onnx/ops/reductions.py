@@ -70,9 +70,13 @@ def _extreme(node: Node, x: Tensor, axes: list[int], keepdims: bool) -> Tensor:
         return count > 0
     if node.op_type == "ReduceMax":
         return x.max(axes, keepdims)
-    if node.element(x) in FLOATS:
-        return -((-x).max(axes, keepdims))
-    return node.scalar(-1, x) - (node.scalar(-1, x) - x).max(axes, keepdims)
+    return _reversed(node, _reversed(node, x).max(axes, keepdims))
+
+
+def _reversed(node: Node, x: Tensor) -> Tensor:
+    """`x` in the reversed order, its own inverse: `-x` for floats, `-1 - x` for
+    integers (which cannot overflow, unlike `-x` of the smallest)."""
+    return -x if node.element(x) in FLOATS else node.scalar(-1, x) - x
 
 
 def _log_sum_exp(x: Tensor, axes: list[int], keepdims: bool) -> Tensor:
@@ -137,7 +141,7 @@ def arg_extreme(node: Node) -> list[Tensor]:
     if not x.shape[axis]:
         raise node.error(f"axis {axis} is empty: it has no {node.op_type[3:].lower()}imum")
     if node.op_type == "ArgMin":
-        x = -x if node.element(x) in FLOATS else node.scalar(-1, x) - x
+        x = _reversed(node, x)
     if node.element(x) == i1:
         x = x.cast(i32)
     largest = x.max([axis], keepdims=True)
