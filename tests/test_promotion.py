@@ -320,6 +320,7 @@ def test_an_argument_of_a_dtype_df_lacks_is_one_clear_error() -> None:
         dflow.jit(lambda x: x + 1)(np.ones(3, np.complex64))
     assert str(error.value) == (
         "argument x of <lambda> is a ndarray of dtype complex64, which dflow has no element "
-        "type for: use one of bfloat16, bool, float16, float32, float64, int16, int32, int64, "
-        "int8, uint16, uint32, uint64, uint8"
+        "type for: use one of bfloat16, bool, float16, float32, float4_e2m1fn, float64, "
+        "float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, int16, int2, int32, "
+        "int4, int64, int8, uint16, uint2, uint32, uint4, uint64, uint8"
     )

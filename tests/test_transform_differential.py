@@ -57,6 +57,12 @@ RTOL = {
     np.dtype(ml_dtypes.bfloat16): 1.6e-2,
     np.dtype(np.float32): 1e-4,
     np.dtype(np.float64): 1e-9,
+    # one step of the 8- and 4-bit floats (3, 2 and 1 mantissa bits), for the same reason
+    np.dtype(ml_dtypes.float8_e4m3fn): 0.125,
+    np.dtype(ml_dtypes.float8_e4m3fnuz): 0.125,
+    np.dtype(ml_dtypes.float8_e5m2): 0.25,
+    np.dtype(ml_dtypes.float8_e5m2fnuz): 0.25,
+    np.dtype(ml_dtypes.float4_e2m1fn): 0.5,
 }
 
 

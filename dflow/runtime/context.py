@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from dflow.runtime.channels import Channels
-from dflow.runtime.dtypes import dtype_named
+from dflow.runtime.dtypes import SUB_BYTE_BITS, dtype_named
 
 ALIGNMENT = 64
 """Arenas start on a 64-byte boundary, so every planned offset stays aligned."""
@@ -68,8 +68,13 @@ class CpuContext:
         return array
 
     def given(self, result: Any, dtype: str) -> Any:
-        """A result held as uint16 (f16 and bf16: numba computes on neither) seen
-        as the `dtype` the user gets, `float16` or `bfloat16`."""
+        """A result held as its bits (f16, bf16, the 8- and 4-bit floats: numba
+        computes on none of them) or in a byte (2- and 4-bit integers) seen as the
+        `dtype` the user gets (`float16`, `int4`, ...). An integer's byte keeps only
+        its low bits, as `ml_dtypes` holds it (an int4 -1 is 0x0F, not 0xFF)."""
+        bits = SUB_BYTE_BITS.get(dtype)
+        if bits is not None:
+            result = result & np.array((1 << bits) - 1, result.dtype)
         return result.view(dtype_named(dtype))
 
     def send(self, key: str, destination: str, buffer: Any) -> None:

@@ -4,8 +4,8 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 `onnx.backend.test.case.node.collect_testcases()` rebuilds every case (the wheel no
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
-not: blocked quantization, an element type dflow lacks at the graph's edge (the
-float8, 4- and 2-bit types, strings), a 3-D window,
+not: blocked quantization, an element type dflow lacks at the graph's edge
+(FLOAT8E8M0, strings), a 3-D window,
 MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, a
 `ScatterND` that multiplies or takes maxima or minima, or
 `Mod` of floats fed at run time

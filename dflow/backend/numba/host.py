@@ -18,7 +18,15 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, IntegerAttr, MemRefType, TensorType
 from xdsl.ir import Attribute, Operation
 
-from dflow.backend.numba.names import GIVEN_DTYPES, HELD_AS_BITS, Names, dtype_of, element_name
+from dflow.backend.numba.names import (
+    DTYPES,
+    GIVEN_DTYPES,
+    HELD_AS_BITS,
+    HELD_IN_BYTES,
+    Names,
+    dtype_of,
+    element_name,
+)
 from dflow.backend.numba.printer import Lines, PythonPrinter, dispatch_on_op
 from dflow.dialects import dfrt
 from dflow.dialects.df import annotations
@@ -87,8 +95,20 @@ class HostPrinter(PythonPrinter):
 
 
 def _given(value: str, type: Attribute) -> str:
-    held = HELD_AS_BITS.get(element_name(type))
+    element = element_name(type)
+    held = HELD_AS_BITS.get(element) or HELD_IN_BYTES.get(element)
     return f"rt.given({value}, {held!r})" if held else value
+
+
+def _held(element: str) -> str:
+    """How an argument of `element` becomes what the module holds: f16, bf16 and the
+    8- and 4-bit floats are viewed as their bits; 2- and 4-bit integers converted to
+    a byte each. Empty for every other type."""
+    if element in HELD_AS_BITS:
+        return f".view(np.{DTYPES[element]})"
+    if element in HELD_IN_BYTES:
+        return f".astype(np.{DTYPES[element]})"
+    return ""
 
 
 def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
@@ -129,7 +149,8 @@ def print_host_function(
     out(f"def {python_name}({', '.join(['rt', *arguments])}):")
     with out.indented():
         for name, argument in zip(arguments, function.args, strict=True):
-            if element_name(argument.type) in HELD_AS_BITS:
-                out(f"{name} = {name}.view(np.uint16)")
+            held = _held(element_name(argument.type))
+            if held:
+                out(f"{name} = {name}{held}")
         HostPrinter(out, names, kernels).block(function.body.block)
     return {**entry_record(function), "function": python_name}

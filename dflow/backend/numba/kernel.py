@@ -86,8 +86,22 @@ _CONVERSIONS = (
     arith.ExtUIOp,
     arith.BitcastOp,
 )
-_BITS_FORMATS = {"f16": "10, 15", "bf16": "7, 127"}
-"""The float types held as 16 bits, as the helpers' (mantissa bits, exponent bias)."""
+_BITS_FORMATS = {
+    "f16": "5, 10, 15, 0",
+    "bf16": "8, 7, 127, 0",
+    "f8E5M2": "5, 2, 15, 0",
+    "f8E4M3FN": "4, 3, 7, 1",
+    "f8E4M3FNUZ": "4, 3, 8, 2",
+    "f8E5M2FNUZ": "5, 2, 16, 2",
+    "f4E2M1FN": "2, 1, 1, 3",
+}
+"""The float types held as their bits, as the helpers' (exponent bits, mantissa bits,
+exponent bias, kind): kind 0 is IEEE (infinities, NaNs at the top exponent), 1 has
+no infinities and one NaN magnitude (all ones: FN), 2 no infinities, no -0 and the
+NaN where -0 would be (FNUZ), 3 neither infinities nor NaNs (saturating)."""
+_SUB_BYTE = {"i2": (2, True), "i4": (4, True), "ui2": (2, False), "ui4": (4, False)}
+"""The 2- and 4-bit integers, held in a byte each (sign-extended when signed), as
+(bits, signed)."""
 
 SCALAR_HELPERS = """
 def _maximum(a, b):
@@ -115,39 +129,63 @@ def _round_half_even(s):
     return f + 1 if d > 0.5 or (d == 0.5 and f % 2 == 1) else f
 
 
-def _bits_to_float(h, mantissa, bias):
-    top = (1 << (15 - mantissa)) - 1
-    e = int((h >> mantissa) & top)
-    m = int(h & ((1 << mantissa) - 1))
-    if e == top:
-        value = math.inf if m == 0 else math.nan
+def _bits_to_float(h, exponent, mantissa, bias, kind):
+    h = int(h)
+    top = (1 << exponent) - 1
+    e = (h >> mantissa) & top
+    m = h & ((1 << mantissa) - 1)
+    if kind == 2 and h == 1 << (exponent + mantissa):
+        return numba.float32(math.nan)
+    if (kind == 0 and e == top) or (kind == 1 and e == top and m == (1 << mantissa) - 1):
+        value = math.inf if kind == 0 and m == 0 else math.nan
     elif e == 0:
         value = math.ldexp(float(m), 1 - bias - mantissa)
     else:
         value = math.ldexp(float(m + (1 << mantissa)), e - bias - mantissa)
-    return numba.float32(-value if h >> 15 else value)
+    return numba.float32(-value if h >> (exponent + mantissa) else value)
 
 
-def _float_to_bits(x, mantissa, bias):
-    top = (1 << (15 - mantissa)) - 1
-    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+def _float_to_bits(x, exponent, mantissa, bias, kind):
+    width = exponent + mantissa
+    top = (1 << exponent) - 1
+    sign = 1 << width if math.copysign(1.0, x) < 0 else 0
     a = abs(numba.float64(x))
     if a != a:
-        return numba.uint16((top << mantissa) | (1 << (mantissa - 1)))
-    if a >= math.ldexp(2.0 - math.ldexp(1.0, -mantissa - 1), top - 1 - bias):
-        return numba.uint16(sign | (top << mantissa))
+        return _nan_bits(sign, exponent, mantissa, kind)
+    if _overflows(a, exponent, mantissa, bias, kind):
+        if kind == 3:
+            return sign | (top << mantissa) | ((1 << mantissa) - 1)
+        return sign | (top << mantissa) if kind == 0 else _nan_bits(sign, exponent, mantissa, kind)
     if a < math.ldexp(1.0, 1 - bias):
-        return numba.uint16(sign | int(_round_half_even(math.ldexp(a, bias - 1 + mantissa))))
-    f, e = math.frexp(a)
-    q = int(_round_half_even(math.ldexp(f, mantissa + 1)))
-    return numba.uint16(sign | (((e - 1 + bias) << mantissa) + q - (1 << mantissa)))
+        bits = int(_round_half_even(math.ldexp(a, bias - 1 + mantissa)))
+    else:
+        f, e = math.frexp(a)
+        q = int(_round_half_even(math.ldexp(f, mantissa + 1)))
+        bits = ((e - 1 + bias) << mantissa) + q - (1 << mantissa)
+    return 0 if kind == 2 and bits == 0 else sign | bits
+
+
+def _nan_bits(sign, exponent, mantissa, kind):
+    if kind == 0:
+        return sign | (((1 << exponent) - 1) << mantissa) | (1 << (mantissa - 1))
+    if kind == 1:
+        return sign | ((1 << (exponent + mantissa)) - 1)
+    return (1 << (exponent + mantissa)) ^ sign if kind == 3 else 1 << (exponent + mantissa)
+
+
+def _overflows(a, exponent, mantissa, bias, kind):
+    top_normal = (1 << exponent) - (2 if kind == 0 else 1)
+    largest = (1 << mantissa) - (2 if kind == 1 else 1)
+    limit = math.ldexp(float(2 * ((1 << mantissa) + largest) + 1), top_normal - bias - mantissa - 1)
+    return a > limit or (a == limit and largest % 2 == 1)
 """
 """Scalar helpers every module defines, compiled for its device (`_maximum`
 propagates NaN as `np.maximum`). `_bits_to_float` and `_float_to_bits` convert
-between float32 and a 16-bit float format held as its bits (f16: 10 mantissa bits,
-exponent bias 15; bf16: 7 and 127), rounding half to even once from the source
-value (f32 or f64), overflowing to infinity, subnormals included, as NumPy's
-`astype` does; arithmetic only (`frexp`, `ldexp`), so it compiles for CUDA too."""
+between float32 and a float format held as its bits (`_BITS_FORMATS`), rounding
+half to even once from the source value (f32 or f64), subnormals included, past the
+largest finite value to infinity, NaN or that value as the format has them, bit
+for bit as NumPy's and `ml_dtypes`' `astype`; arithmetic only (`frexp`, `ldexp`),
+so it compiles for CUDA too."""
 
 
 class KernelPrinter(PythonPrinter):
@@ -285,13 +323,21 @@ class KernelPrinter(PythonPrinter):
 
 
 def _conversion(op: Operation, value: str) -> str:
-    """`numba.<target>(value)`; from or to a float held as bits, a helper's call."""
+    """`numba.<target>(value)`; from or to a float held as bits, a helper's call; to
+    a 2- or 4-bit integer, the value wrapped to its bits."""
     source, target = str(op.operands[0].type), str(op.results[0].type)
+    held = f"numba.{NUMBA_SCALARS[target]}"
     if source in _BITS_FORMATS:
         return f"_bits_to_float({value}, {_BITS_FORMATS[source]})"
     if target in _BITS_FORMATS:
-        return f"_float_to_bits({value}, {_BITS_FORMATS[target]})"
-    return f"numba.{NUMBA_SCALARS[target]}({value})"
+        return f"{held}(_float_to_bits({value}, {_BITS_FORMATS[target]}))"
+    if target in _SUB_BYTE:
+        bits, signed = _SUB_BYTE[target]
+        if signed:
+            half = 1 << (bits - 1)
+            return f"{held}(((numba.int64({value}) + {half}) & {(1 << bits) - 1}) - {half})"
+        return f"{held}(numba.int64({value}) & {(1 << bits) - 1})"
+    return f"{held}({value})"
 
 
 def _wrapping(op: Operation, a: str, symbol: str, b: str) -> str:

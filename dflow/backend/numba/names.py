@@ -21,29 +21,51 @@ from xdsl.ir import Attribute, SSAValue
 from dflow.dialects.df.arrays import numpy_dtype
 
 NUMBA_SCALARS = {
+    "f8E4M3FN": "uint8",
+    "f8E4M3FNUZ": "uint8",
+    "f8E5M2": "uint8",
+    "f8E5M2FNUZ": "uint8",
+    "f4E2M1FN": "uint8",
     "f16": "uint16",
     "bf16": "uint16",
     "f32": "float32",
     "f64": "float64",
+    "i2": "int8",
+    "i4": "int8",
     "i8": "int8",
     "i16": "int16",
     "i32": "int32",
     "i64": "int64",
+    "ui2": "uint8",
+    "ui4": "uint8",
     "ui8": "uint8",
     "ui16": "uint16",
     "ui32": "uint32",
     "ui64": "uint64",
     "i1": "boolean",
 }
-"""The numba scalar type of each df element type. f16 and bf16 are held as their
-16 bits: numba has no float16 arithmetic on CPUs (nor loads and stores of it), and
-kernels only load, store and convert them (`df-widen`; `_half_to_float`, ...)."""
+"""The numba scalar type of each df element type. f16, bf16 and the 8- and 4-bit
+floats are held as their bits: numba has no arithmetic on them (f16 only on GPUs),
+and kernels only load, store and convert them (`df-widen`; `_bits_to_float`, ...).
+The 2- and 4-bit integers are held in a byte each, sign-extended when signed."""
 DTYPES = {name: "bool_" if name == "i1" else scalar for name, scalar in NUMBA_SCALARS.items()}
 """The NumPy dtype name each df element type is stored as in an emitted module."""
-GIVEN_DTYPES = {**DTYPES, "f16": "float16", "bf16": "bfloat16"}
+HELD_AS_BITS = {
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2": "float8_e5m2",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "f4E2M1FN": "float4_e2m1fn",
+}
+"""The float types an emitted module holds as their bits, and their given dtypes."""
+HELD_IN_BYTES = {"i2": "int2", "i4": "int4", "ui2": "uint2", "ui4": "uint4"}
+"""The integer types an emitted module holds in a byte each, and their given dtypes
+(`ml_dtypes` keeps only the low bits of each byte: arguments are converted, not
+viewed)."""
+GIVEN_DTYPES = {**DTYPES, **HELD_AS_BITS, **HELD_IN_BYTES}
 """The NumPy dtype name of each df element type as the user gives and gets it."""
-HELD_AS_BITS = {"f16": "float16", "bf16": "bfloat16"}
-"""The element types an emitted module holds as uint16, and their given dtypes."""
 RESERVED = frozenset({"rt", "lib", "vm", "np", "math", "numba", "cuda", *dir(builtins)})
 """Names every emitted module uses for itself: the runtime context, its imports, and
 Python's builtins (a kernel calls `abs` and `range`: a value named `%abs` must not
@@ -124,7 +146,8 @@ def literal(attribute: Attribute) -> str:
         value = float(attribute.value.data)
         if _type_name(cast(object, attribute)) in HELD_AS_BITS:
             dtype = numpy_dtype(cast(Attribute, attribute.type))  # pyright: ignore[reportUnknownMemberType]
-            return f"numba.uint16({int(np.array(value, dtype).view(np.uint16))})"
+            held = NUMBA_SCALARS[_type_name(cast(object, attribute))]
+            return f"numba.{held}({int(np.array(value, dtype).view(held))})"
         if np.isfinite(value):
             text = repr(value)
         else:

@@ -1,7 +1,7 @@
 """Tensor values as NumPy arrays: the dtype of each df element type, and dense
 attributes to and from arrays, bit for bit (`i1` as one byte each, true as -1).
-`bf16` is `ml_dtypes.bfloat16`, the dtype ONNX and JAX hold bfloat16 in (NumPy has
-none)."""
+`bf16`, the 8- and 4-bit floats and the 2- and 4-bit integers are `ml_dtypes`'
+types, the dtypes ONNX and JAX hold them in (NumPy has none)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,33 @@ from xdsl.ir import Attribute
 from xdsl.utils.hints import isa
 
 from dflow.dialects.df.reference import Array
-from dflow.dialects.df.types import static_tensor, ui8, ui16, ui32, ui64
+from dflow.dialects.df.types import (
+    f4e2m1fn,
+    f8e4m3fn,
+    f8e4m3fnuz,
+    f8e5m2,
+    f8e5m2fnuz,
+    i2,
+    i4,
+    static_tensor,
+    ui2,
+    ui4,
+    ui8,
+    ui16,
+    ui32,
+    ui64,
+)
 
 _DTYPES: dict[Attribute, np.dtype[Any]] = {
+    f8e4m3fn: np.dtype(ml_dtypes.float8_e4m3fn),
+    f8e4m3fnuz: np.dtype(ml_dtypes.float8_e4m3fnuz),
+    f8e5m2: np.dtype(ml_dtypes.float8_e5m2),
+    f8e5m2fnuz: np.dtype(ml_dtypes.float8_e5m2fnuz),
+    f4e2m1fn: np.dtype(ml_dtypes.float4_e2m1fn),
+    i2: np.dtype(ml_dtypes.int2),
+    i4: np.dtype(ml_dtypes.int4),
+    ui2: np.dtype(ml_dtypes.uint2),
+    ui4: np.dtype(ml_dtypes.uint4),
     f16: np.dtype(np.float16),
     bf16: np.dtype(ml_dtypes.bfloat16),
     f32: np.dtype(np.float32),
@@ -45,6 +69,16 @@ _DTYPES: dict[Attribute, np.dtype[Any]] = {
     ui64: np.dtype(np.uint64),
     i1: np.dtype(np.bool_),
 }
+
+
+_SUB_BYTE_INTEGERS: dict[Attribute, type[np.integer[Any]]] = {
+    i2: np.int8,
+    i4: np.int8,
+    ui2: np.uint8,
+    ui4: np.uint8,
+}
+"""The byte xDSL holds each 2- and 4-bit integer in (`ml_dtypes` keeps only the low
+bits of its byte, so an int4 -1 is 0x0F there and 0xFF here)."""
 
 
 def numpy_dtype(element: Attribute) -> np.dtype[Any]:
@@ -74,6 +108,8 @@ def from_array(array: Array, type: TensorType[Attribute]) -> DenseIntOrFPElement
     values = np.asarray(array, dtype=numpy_dtype(type.element_type))
     if type.element_type == i1:  # xDSL stores i1 as one byte each, true as -1
         values = np.where(values, -1, 0).astype(np.int8)
+    elif type.element_type in _SUB_BYTE_INTEGERS:  # a byte each, sign-extended
+        values = values.astype(_SUB_BYTE_INTEGERS[type.element_type])
     data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes()
     assert isa(type, TensorType[AnyDenseElement])
     return DenseIntOrFPElementsAttr(type, BytesAttr(data))

@@ -9,6 +9,11 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     BoolAttr,
     DenseArrayBase,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     IntegerAttr,
     IntegerType,
     Signedness,
@@ -32,12 +37,25 @@ ui8 = IntegerType(8, Signedness.UNSIGNED)
 ui16 = IntegerType(16, Signedness.UNSIGNED)
 ui32 = IntegerType(32, Signedness.UNSIGNED)
 ui64 = IntegerType(64, Signedness.UNSIGNED)
+i2 = IntegerType(2)
+i4 = IntegerType(4)
+ui2 = IntegerType(2, Signedness.UNSIGNED)
+ui4 = IntegerType(4, Signedness.UNSIGNED)
+f8e4m3fn = Float8E4M3FNType()
+f8e4m3fnuz = Float8E4M3FNUZType()
+f8e5m2 = Float8E5M2Type()
+f8e5m2fnuz = Float8E5M2FNUZType()
+f4e2m1fn = Float4E2M1FNType()
 
-FLOATS: frozenset[Attribute] = frozenset({f16, bf16, f32, f64})
+MINIFLOATS: frozenset[Attribute] = frozenset({f8e4m3fn, f8e4m3fnuz, f8e5m2, f8e5m2fnuz, f4e2m1fn})
+"""The 8- and 4-bit floats (MLIR's names: E exponent bits, M mantissa bits, FN no
+infinities, UZ no negative zero, the NaN where -0 would be); ONNX's FLOAT8* and
+FLOAT4E2M1 types and `ml_dtypes`' float8_*/float4_e2m1fn."""
+FLOATS: frozenset[Attribute] = frozenset({f16, bf16, f32, f64}) | MINIFLOATS
 """Element types of ops defined on real numbers only (exp, div, conv2d, ...)."""
-UNSIGNED: frozenset[Attribute] = frozenset({ui8, ui16, ui32, ui64})
+UNSIGNED: frozenset[Attribute] = frozenset({ui2, ui4, ui8, ui16, ui32, ui64})
 """The unsigned integer element types (the others are signed: `i8` is -128..127)."""
-INTEGERS: frozenset[Attribute] = frozenset({i8, i16, i32, i64}) | UNSIGNED
+INTEGERS: frozenset[Attribute] = frozenset({i2, i4, i8, i16, i32, i64}) | UNSIGNED
 NUMBERS: frozenset[Attribute] = FLOATS | INTEGERS
 """Element types that support arithmetic."""
 ALL_ELEMENTS: frozenset[Attribute] = NUMBERS | {i1}
@@ -46,6 +64,11 @@ ALL_ELEMENTS: frozenset[Attribute] = NUMBERS | {i1}
 COMPUTE_TYPES: dict[Attribute, Attribute] = {
     f16: f32,
     bf16: f32,
+    **dict.fromkeys(MINIFLOATS, f32),
+    i2: i32,
+    i4: i32,
+    ui2: i32,
+    ui4: i32,
     i8: i32,
     i16: i32,
     ui8: i32,
@@ -65,7 +88,10 @@ _ELEMENT_CLASS_NAMES = {
     ALL_ELEMENTS: "a numeric or i1",
 }
 
-ELEMENT_NAMES = "f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1"
+ELEMENT_NAMES = (
+    "f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN, f16, bf16, f32, f64, "
+    "i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, ui32, ui64 or i1"
+)
 """The element types a df tensor may hold, as an error message lists them."""
 
 
@@ -102,6 +128,11 @@ def element_of(type: Attribute) -> Attribute:
 
 
 ELEMENT_BYTES: dict[Attribute, int] = {
+    **dict.fromkeys(MINIFLOATS, 1),
+    i2: 1,
+    i4: 1,
+    ui2: 1,
+    ui4: 1,
     f16: 2,
     bf16: 2,
     f32: 4,
@@ -116,7 +147,8 @@ ELEMENT_BYTES: dict[Attribute, int] = {
     ui64: 8,
     i1: 1,
 }
-"""Bytes of one element of each df element type in memory (an `i1` takes a byte)."""
+"""Bytes of one element of each df element type in memory (an `i1`, an `i4` and an
+`f4E2M1FN` take a byte each, as in `ml_dtypes` and xDSL's dense attributes)."""
 
 
 def element_bytes(type: Attribute) -> int:

@@ -164,6 +164,10 @@ def _random(rng: np.random.Generator, parameter: Parameter) -> Array:
         return rng.integers(0, 2, shape, dtype=np.uint8).view(np.bool_)
     if parameter.index_bound is not None:
         return rng.integers(0, max(1, parameter.index_bound), shape, dtype=dtype)
+    if dtype.kind == "V":  # ml_dtypes' 2- and 4-bit integers: NumPy draws none
+        signed = dtype.name.startswith("int")
+        low, high = (-2, 2) if signed else (0, 4)
+        return rng.integers(low, high, shape, dtype=np.int8).astype(dtype)
     return rng.integers(0 if dtype.kind == "u" else -10, 10, shape, dtype=dtype)
 
 

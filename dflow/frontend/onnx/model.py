@@ -43,26 +43,53 @@ MAX_TENSOR_BYTES = 4 * 2**30
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 DTYPES: dict[int, np.dtype[Any]] = {
+    TensorProto.FLOAT8E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
+    TensorProto.FLOAT8E4M3FNUZ: np.dtype(ml_dtypes.float8_e4m3fnuz),
+    TensorProto.FLOAT8E5M2: np.dtype(ml_dtypes.float8_e5m2),
+    TensorProto.FLOAT8E5M2FNUZ: np.dtype(ml_dtypes.float8_e5m2fnuz),
+    TensorProto.FLOAT4E2M1: np.dtype(ml_dtypes.float4_e2m1fn),
     TensorProto.FLOAT16: np.dtype(np.float16),
     TensorProto.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     TensorProto.FLOAT: np.dtype(np.float32),
     TensorProto.DOUBLE: np.dtype(np.float64),
+    TensorProto.INT2: np.dtype(ml_dtypes.int2),
+    TensorProto.INT4: np.dtype(ml_dtypes.int4),
     TensorProto.INT8: np.dtype(np.int8),
     TensorProto.INT16: np.dtype(np.int16),
     TensorProto.INT32: np.dtype(np.int32),
     TensorProto.INT64: np.dtype(np.int64),
+    TensorProto.UINT2: np.dtype(ml_dtypes.uint2),
+    TensorProto.UINT4: np.dtype(ml_dtypes.uint4),
     TensorProto.UINT8: np.dtype(np.uint8),
     TensorProto.UINT16: np.dtype(np.uint16),
     TensorProto.UINT32: np.dtype(np.uint32),
     TensorProto.UINT64: np.dtype(np.uint64),
     TensorProto.BOOL: np.dtype(np.bool_),
 }
-"""The ONNX element types dflow has (f16, bf16, f32, f64, i8 to i64, ui8 to ui64, i1)."""
+"""The ONNX element types dflow has: all but FLOAT8E8M0, the complex types and STRING."""
 
 DTYPE_NAMES = ", ".join(TensorProto.DataType.Name(t) for t in DTYPES)
 
-_BITS = frozenset({TensorProto.FLOAT16, TensorProto.BFLOAT16})
+_BITS = frozenset(
+    {
+        TensorProto.FLOAT16,
+        TensorProto.BFLOAT16,
+        TensorProto.FLOAT8E4M3FN,
+        TensorProto.FLOAT8E4M3FNUZ,
+        TensorProto.FLOAT8E5M2,
+        TensorProto.FLOAT8E5M2FNUZ,
+    }
+)
 """Types whose `int32_data` holds each element's bits, not its value."""
+_PACKED: dict[int, int] = {
+    TensorProto.INT4: 4,
+    TensorProto.UINT4: 4,
+    TensorProto.FLOAT4E2M1: 4,
+    TensorProto.INT2: 2,
+    TensorProto.UINT2: 2,
+}
+"""Types ONNX packs several to a byte (`raw_data` and `int32_data` alike), by their
+bits: the first element in the lowest bits."""
 
 _TYPED_FIELDS: dict[int, str] = {
     TensorProto.FLOAT: "float_data",
@@ -71,8 +98,8 @@ _TYPED_FIELDS: dict[int, str] = {
     TensorProto.UINT32: "uint64_data",
     TensorProto.UINT64: "uint64_data",
     **dict.fromkeys(
-        (*_BITS, TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorProto.UINT8,
-         TensorProto.UINT16, TensorProto.BOOL),
+        (*_BITS, *_PACKED, TensorProto.INT8, TensorProto.INT16, TensorProto.INT32,
+         TensorProto.UINT8, TensorProto.UINT16, TensorProto.BOOL),
         "int32_data",
     ),
 }  # fmt: skip
@@ -429,13 +456,18 @@ def _array(
         raw = tensor.raw_data
     else:
         values: Sequence[Any] = getattr(tensor, _TYPED_FIELDS[tensor.data_type])
+        if tensor.data_type in _PACKED:
+            return _unpacked(np.asarray(values).astype(np.uint8), tensor, what, dtype)
         if len(values) != count:
             raise OnnxImportError(
                 f"{what} has shape {list(shape)} ({count} elements) but holds {len(values)}"
             )
         if tensor.data_type in _BITS:
-            return np.asarray(values).astype(np.uint16).view(dtype).reshape(shape)
+            bits = np.uint8 if dtype.itemsize == 1 else np.uint16
+            return np.asarray(values).astype(bits).view(dtype).reshape(shape)
         return np.asarray(values).astype(dtype).reshape(shape)
+    if tensor.data_type in _PACKED:
+        return _unpacked(np.frombuffer(raw, np.uint8), tensor, what, dtype)
     if len(raw) != count * dtype.itemsize:
         raise OnnxImportError(
             f"{what} has shape {list(shape)} ({count * dtype.itemsize} bytes) but holds "
@@ -443,3 +475,20 @@ def _array(
         )
     little = dtype.newbyteorder("<")
     return np.frombuffer(raw, dtype=little).astype(dtype).reshape(shape)
+
+
+def _unpacked(
+    data: np.ndarray[Any, Any], tensor: TensorProto, what: str, dtype: np.dtype[Any]
+) -> np.ndarray[Any, Any]:
+    """The elements packed into the bytes `data`, several to a byte, lowest bits first
+    (`ml_dtypes` reads the low bits of each byte)."""
+    bits = _PACKED[tensor.data_type]
+    count, per_byte = math.prod(tensor.dims), 8 // bits
+    if len(data) != -(-count // per_byte):
+        raise OnnxImportError(
+            f"{what} has shape {list(tensor.dims)} ({count} elements, {per_byte} to a byte) "
+            f"but holds {len(data)} bytes"
+        )
+    shifts = np.arange(per_byte, dtype=np.uint8) * np.uint8(bits)
+    values = (data[:, None] >> shifts) & np.uint8((1 << bits) - 1)
+    return values.reshape(-1)[:count].view(dtype).reshape(tuple(tensor.dims))

@@ -33,14 +33,25 @@ from xdsl.dialects.builtin import (
     f32,
     f64,
     i1,
+    i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.dialects.df import elementwise as ew
 from dflow.dialects.df.traits import Elementwise
-from dflow.dialects.df.types import is_float, is_unsigned, static_tensor
+from dflow.dialects.df.types import (
+    MINIFLOATS,
+    i2,
+    i4,
+    is_float,
+    is_unsigned,
+    static_tensor,
+    ui2,
+    ui4,
+)
 
-NARROW_FLOATS: frozenset[Attribute] = frozenset({f16, bf16})
+NARROW_FLOATS: frozenset[Attribute] = frozenset({f16, bf16}) | MINIFLOATS
+SUB_BYTE_INTEGERS: frozenset[Attribute] = frozenset({i2, i4, ui2, ui4})
 """The floats a kernel only loads, stores and converts (`df-widen` has made every
 computation on them f32); the numba target holds them as their 16 bits."""
 
@@ -209,23 +220,34 @@ def _add(a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
 
 
 def _cast(x: SSAValue, target: Attribute, emit: Emit) -> SSAValue:
-    """`x` converted to `target` as NumPy's `astype`: f16 and bf16 through f32 (exact
-    one way; rounded once, from the source's own value, the other), unsigned
-    integers zero-extended and converted as unsigned, narrower integers wrapped."""
+    """`x` converted to `target` as NumPy's and `ml_dtypes`' `astype`: f16, bf16 and
+    the 8- and 4-bit floats through f32 (exact one way; rounded once, from the
+    source's own value, the other), unsigned integers zero-extended and converted as
+    unsigned, narrower integers wrapped; a float to a 2- or 4-bit integer truncated
+    to i32, then wrapped."""
     source = _element(x)
     if source == target:
         return x
-    if source in NARROW_FLOATS:
-        return _cast(emit(arith.ExtFOp(x, f32)), target, emit)
-    if target in NARROW_FLOATS:
-        wide = source if source in (f32, f64) else f64
-        return emit(arith.TruncFOp(_cast(x, wide, emit), target))
+    step = _step(source, target)
+    if step is not None:
+        return _cast(_cast(x, step, emit), target, emit)
     if target == i1:
         zero = constant(0, source, emit)
         if is_float(source):
             return emit(arith.CmpfOp(x, zero, "une"))
         return emit(arith.CmpiOp(x, zero, "ne"))
     return emit(_conversion(source, target)(x, target))
+
+
+def _step(source: Attribute, target: Attribute) -> Attribute | None:
+    """The type a cast from `source` to `target` goes through; None for none."""
+    if source in NARROW_FLOATS and target != f32:
+        return f32
+    if target in NARROW_FLOATS and source not in (f32, f64):
+        return f64
+    if is_float(source) and target in SUB_BYTE_INTEGERS:
+        return i32
+    return None
 
 
 Conversion = Callable[[SSAValue, Attribute], Operation]

@@ -367,8 +367,8 @@ func.func @in_place(%x: tensor<16xf32>) -> tensor<16xf32> {
 // kernels and from f64. An unsigned constant is a signless one, converted.
 
 // CHECK-LABEL: # ----- cpu_0.py -----
-// CHECK:       def _bits_to_float(h, mantissa, bias):
-// CHECK:       def _float_to_bits(x, mantissa, bias):
+// CHECK:       def _bits_to_float(h, exponent, mantissa, bias, kind):
+// CHECK:       def _float_to_bits(x, exponent, mantissa, bias, kind):
 // CHECK:       def [[UP:cast_0]]([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]]):
 // CHECK-NEXT:      for [[I:[A-Za-z0-9_]+]] in range(0, 4, 1):
 // CHECK-NEXT:          {{^ *}}[[H:[A-Za-z0-9_]+]] = [[X]]{{\[}}[[I]]{{\]}}
@@ -395,4 +395,34 @@ func.func @half(%x: tensor<4xf16>, %u: tensor<4xui8>) -> (tensor<4xf16>, tensor<
   %y = df.cast %e : (tensor<4xf32>) -> tensor<4xf16>
   %n = df.cast %u : (tensor<4xui8>) -> tensor<4xi1>
   func.return %y, %n : tensor<4xf16>, tensor<4xi1>
+}
+
+// -----
+
+// The 8- and 4-bit floats are held as their bits too (uint8): the host views the
+// argument, the helpers convert with the format's (exponent bits, mantissa bits,
+// bias, kind: 1 is FN, no infinities) on CPUs as on GPUs, and `rt.given` hands the
+// user's dtype back. A 4-bit integer is a byte, sign-extended: the argument is
+// converted (ml_dtypes keeps the low bits only), a float truncates to i32 and wraps
+// to 4 bits, and the result goes back through `rt.given` too.
+
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def [[UP:cast_0]]([[X:[A-Za-z0-9_]+]], [[W:[A-Za-z0-9_]+]]):
+// CHECK:           {{^ *}}[[F:[A-Za-z0-9_]+]] = _bits_to_float({{.*}}, 4, 3, 7, 1)
+// CHECK:       def [[DOWN:cast_2]]([[E:[A-Za-z0-9_]+]], [[Y:[A-Za-z0-9_]+]]):
+// CHECK:           {{^ *}}[[B:[A-Za-z0-9_]+]] = numba.uint8(_float_to_bits({{.*}}, 4, 3, 7, 1))
+// CHECK:       def [[WRAP:cast_3]]({{.*}}):
+// CHECK:           {{^ *}}[[T:[A-Za-z0-9_]+]] = numba.int32({{.*}})
+// CHECK-NEXT:      {{^ *}}[[Q:[A-Za-z0-9_]+]] = numba.int8(((numba.int64([[T]]) + 8) & 15) - 8)
+// CHECK:       def mini(rt, x, q):
+// CHECK-NEXT:      x = x.view(np.uint8)
+// CHECK-NEXT:      q = q.astype(np.int8)
+// CHECK:           return (rt.given(y, 'float8_e4m3fn'), rt.given(t, 'int4'))
+// CHECK:       ENTRIES = {'mini': {{.*}}'entry_arguments': [((4,), 'float8_e4m3fn'), ((4,), 'int4')]
+func.func @mini(%x: tensor<4xf8E4M3FN>, %q: tensor<4xi4>) -> (tensor<4xf8E4M3FN>, tensor<4xi4>) {
+  %w = df.cast %x : (tensor<4xf8E4M3FN>) -> tensor<4xf32>
+  %e = df.exp %w : (tensor<4xf32>) -> tensor<4xf32>
+  %y = df.cast %e : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
+  %t = df.cast %e : (tensor<4xf32>) -> tensor<4xi4>
+  func.return %y, %t : tensor<4xf8E4M3FN>, tensor<4xi4>
 }

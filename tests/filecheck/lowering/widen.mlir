@@ -90,3 +90,20 @@ func.func @placed(%x: tensor<4xf16>) -> tensor<4xf16> {
   %y = df.tanh %x {df.device = "cpu:1"} : (tensor<4xf16>) -> tensor<4xf16>
   func.return %y : tensor<4xf16>
 }
+
+// -----
+
+// The 8- and 4-bit floats compute in f32, the 2- and 4-bit integers in i32.
+// CHECK-LABEL: func.func @minifloat_and_nibble(
+// CHECK-SAME:      %[[X:.*]]: tensor<4xf8E4M3FN>, %[[Q:.*]]: tensor<4xi4>)
+// CHECK-NEXT:    %[[W:.*]] = df.cast %[[X]] : (tensor<4xf8E4M3FN>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[T:.*]] = df.tanh %[[W]] : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %y = df.cast %[[T]] : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
+// CHECK-NEXT:    %[[I:.*]] = df.cast %[[Q]] : (tensor<4xi4>) -> tensor<4xi32>
+// CHECK-NEXT:    %[[S:.*]] = df.add %[[I]], %[[I]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK-NEXT:    %s = df.cast %[[S]] : (tensor<4xi32>) -> tensor<4xi4>
+func.func @minifloat_and_nibble(%x: tensor<4xf8E4M3FN>, %q: tensor<4xi4>) -> (tensor<4xf8E4M3FN>, tensor<4xi4>) {
+  %y = df.tanh %x : (tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN>
+  %s = df.add %q, %q : (tensor<4xi4>, tensor<4xi4>) -> tensor<4xi4>
+  func.return %y, %s : tensor<4xf8E4M3FN>, tensor<4xi4>
+}

@@ -20,13 +20,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import f16, f64, i1, i64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of
 from dflow.dialects.df.folding import FoldPolicy, constant_operand
-from dflow.dialects.df.types import FLOATS, ui64
+from dflow.dialects.df.types import FLOATS, MINIFLOATS, f4e2m1fn, ui64
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.model import DTYPE_NAMES, DTYPES, dtype_name
@@ -337,8 +338,11 @@ def _where(node: Node, condition: Tensor, on_true: Tensor, on_false: Tensor) -> 
 
 @converter("Cast", attributes={"to", "saturate", "round_mode"})
 def cast(node: Node) -> list[Tensor]:
-    """`astype`: floats to integers truncate, to BOOL means `!= 0`. `saturate` and
-    `round_mode` concern 8-bit floats only, which dflow has not."""
+    """`astype`: floats to integers truncate (and wrap to 2 or 4 bits), to BOOL means
+    `!= 0`. To an 8-bit float, `saturate` (the default) first clamps to its largest
+    finite value (infinities included; NaN stays NaN), as ONNX's reference does;
+    without it, what overflows becomes infinity or NaN as the type has. `round_mode`
+    concerns FLOAT8E8M0 only, which dflow has not."""
     x = node.input(0)
     to = node.int("to", 0)
     dtype = DTYPES.get(to)
@@ -347,4 +351,17 @@ def cast(node: Node) -> list[Tensor]:
     target = element_type_of(dtype)
     if target == node.element(x):
         return [x]
+    if target in FLOAT8S and node.int("saturate", 1):
+        largest = float(ml_dtypes.finfo(dtype).max)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return [_saturated(x, largest).cast(target)]
     return [x.cast(target)]
+
+
+FLOAT8S = MINIFLOATS - {f4e2m1fn}
+"""The 8-bit floats, whose casts ONNX saturates by default (FLOAT4E2M1 always does)."""
+
+
+def _saturated(x: Tensor, largest: float) -> Tensor:
+    """`clip(x, -largest, largest)`, NaN kept; integers clamped exactly in f64."""
+    wide = x if x.type.element_type in FLOATS else x.cast(f64)
+    return wide.maximum(-largest).minimum(largest)

@@ -2,11 +2,13 @@
 quantization (`DynamicQuantizeLinear`, `MatMulInteger`), `ConvInteger` and the
 `QLinearMatMul`/`QLinearConv` of operator-form models.
 
-Quantized values are df's own i8, ui8, i16 and ui16 tensors (the zero point's type
-is the quantized type, UINT8 without one); each op is composed exactly:
+Quantized values are df's own 2- to 16-bit integer tensors, or 8- and 4-bit float
+ones (the zero point's type is the quantized type, UINT8 without one); each op is
+composed exactly:
 - quantize: `clip(round(x / scale) + zero_point)` to the type's range (`round` halves
-  to even, as ONNX says), then cast to the type;
-- dequantize: `(q - zero_point) · scale`, the difference exact in i32;
+  to even, as ONNX says), then cast to the type; to a float, `x / scale` cast (an
+  8-bit float clamped first unless `saturate` is 0; FLOAT4E2M1 adds its zero point);
+- dequantize: `(q - zero_point) · scale`, the difference exact in i32 (f32 for floats);
 - integer products: the zero points subtracted in i32 and `df.matmul` on i32 (the sum
   of products of 8-bit values fits); integer convolutions in f64 (`df.conv2d` is for
   floats; products and sums of 8-bit values are exact in f64's 53 bits), back to i32;
@@ -16,13 +18,13 @@ Per-axis scales and zero points (1-D, along `axis`) broadcast along their axis.
 
 from __future__ import annotations
 
-import numpy as np
+import ml_dtypes
 from xdsl.dialects.builtin import f32, f64, i8, i16, i32
 from xdsl.ir import Attribute
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
-from dflow.dialects.df.types import ui8, ui16
+from dflow.dialects.df.types import MINIFLOATS, f4e2m1fn, i2, i4, ui2, ui4, ui8, ui16
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.ops.nn import conv2d_of, numpy_matmul
@@ -46,23 +48,49 @@ def _zero_point(node: Node, index: int, like: Tensor, axis: int) -> Tensor | Non
     return None if point is None else _along(node, point, axis, len(like.shape))
 
 
-QUANTIZED: frozenset[Attribute] = frozenset({i8, ui8, i16, ui16})
+QUANTIZED_INTEGERS: frozenset[Attribute] = frozenset({i2, i4, i8, i16, ui2, ui4, ui8, ui16})
+QUANTIZED: frozenset[Attribute] = QUANTIZED_INTEGERS | MINIFLOATS
 """The types values are quantized to."""
 
 
-def quantized(x: Tensor, scale: Tensor | None, point: Tensor | None, element: Attribute) -> Tensor:
+def quantized(
+    x: Tensor, scale: Tensor | None, point: Tensor | None, element: Attribute, saturate: bool = True
+) -> Tensor:
     """`clip(round(x / scale) + point, low, high)` in `element`, computed in `x`'s
-    float type (`x` scaled already where `scale` is None)."""
-    info = np.iinfo(numpy_dtype(element))
-    q = (x if scale is None else x / scale).round()
+    float type (`x` scaled already where `scale` is None); to a float type, see
+    `_float_quantized`."""
+    scaled = x if scale is None else x / scale
+    if element in MINIFLOATS:
+        return _float_quantized(scaled, point, element, saturate)
+    info = ml_dtypes.iinfo(numpy_dtype(element))
+    q = scaled.round()
     if point is not None:
         q = q + point.cast(x.type.element_type)
     return q.maximum(float(info.min)).minimum(float(info.max)).cast(element)
 
 
+def _float_quantized(
+    scaled: Tensor, point: Tensor | None, element: Attribute, saturate: bool
+) -> Tensor:
+    """`scaled` cast to an 8- or 4-bit float as ONNX's reference does: an 8-bit one
+    clamped to its largest finite value first when `saturate` (its zero point, zero by
+    the spec, unused: `-0 + 0` would lose the sign), FLOAT4E2M1 plus its zero point
+    (its cast saturates on its own)."""
+    if element == f4e2m1fn:
+        if point is not None:
+            scaled = scaled + point.cast(scaled.type.element_type)
+        return scaled.cast(element)
+    if saturate:
+        largest = float(ml_dtypes.finfo(numpy_dtype(element)).max)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        scaled = scaled.maximum(-largest).minimum(largest)
+    return scaled.cast(element)
+
+
 def _wide(value: Tensor) -> Tensor:
-    """A quantized (or i32) value in i32, where differences and sums are exact."""
-    return value if value.type.element_type == i32 else value.cast(i32)
+    """A quantized (or i32) value in i32, where differences and sums are exact; a
+    quantized float in f32 (exact)."""
+    wide = f32 if value.type.element_type in MINIFLOATS else i32
+    return value if value.type.element_type == wide else value.cast(wide)
 
 
 def _quantized_type(node: Node, point: Tensor | None, what: str) -> Attribute:
@@ -70,7 +98,10 @@ def _quantized_type(node: Node, point: Tensor | None, what: str) -> Attribute:
     if point is None:
         return ui8
     if point.type.element_type not in QUANTIZED:
-        raise node.error(f"{what} must be INT8, UINT8, INT16 or UINT16")
+        raise node.error(
+            f"{what} must be INT2, INT4, INT8, INT16, UINT2, UINT4, UINT8, UINT16, "
+            "a FLOAT8 type or FLOAT4E2M1"
+        )
     return point.type.element_type
 
 
@@ -83,7 +114,8 @@ def quantize_linear(node: Node) -> list[Tensor]:
     scale = _along(node, node.input(1), axis, len(x.shape))
     point = _zero_point(node, 2, x, axis)
     element = _quantized_type(node, point, "y_zero_point")
-    return [quantized(x, scale.cast(x.type.element_type), point, element)]
+    saturate = bool(node.int("saturate", 1))
+    return [quantized(x, scale.cast(x.type.element_type), point, element, saturate)]
 
 
 @converter("DequantizeLinear", attributes={"axis"})

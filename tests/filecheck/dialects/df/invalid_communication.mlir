@@ -83,7 +83,7 @@ func.func @send_key_not_string(%x: tensor<4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.recv: element type f80 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+// CHECK: {{^}}df.recv: element type f80 is not one of f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN, f16, bf16, f32, f64, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, ui32, ui64 or i1{{$}}
 func.func @recv_f80() {
   %0 = df.recv {key = "k", from = "cpu:0", to = "gpu:0"} : () -> tensor<4xf80>
   func.return

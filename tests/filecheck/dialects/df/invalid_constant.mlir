@@ -4,7 +4,7 @@
 // is not the result type, and malformed dense literals (parse errors, printed
 // after the source line and a caret).
 
-// CHECK: {{^}}df.constant: element type si32 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+// CHECK: {{^}}df.constant: element type si32 is not one of f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN, f16, bf16, f32, f64, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, ui32, ui64 or i1{{$}}
 func.func @si32() {
   %0 = df.constant dense<1> : tensor<2xsi32>
   func.return
@@ -12,9 +12,9 @@ func.func @si32() {
 
 // -----
 
-// CHECK: {{^}}df.constant: element type i4 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
-func.func @i4() {
-  %0 = df.constant dense<[1, 2]> : tensor<2xi4>
+// CHECK: {{^}}df.constant: element type i3 is not one of f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN, f16, bf16, f32, f64, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @i3() {
+  %0 = df.constant dense<[1, 2]> : tensor<2xi3>
   func.return
 }
 

@@ -239,7 +239,7 @@ func.func @addn_empty() {
 
 // Types outside the dialect: f80 elements, dynamic shapes.
 
-// CHECK: {{^}}df.abs: element type f80 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
+// CHECK: {{^}}df.abs: element type f80 is not one of f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN, f16, bf16, f32, f64, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, ui32, ui64 or i1{{$}}
 func.func @f80(%x: tensor<4xf80>) {
   %0 = df.abs %x : (tensor<4xf80>) -> tensor<4xf80>
   func.return
@@ -255,9 +255,9 @@ func.func @dynamic(%x: tensor<?x4xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.add: element type i4 is not one of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32, ui64 or i1{{$}}
-func.func @i4_result(%x: tensor<4xi32>) {
-  %0 = df.add %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi4>
+// CHECK: {{^}}df.add: element type i3 is not one of f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f4E2M1FN, f16, bf16, f32, f64, i2, i4, i8, i16, i32, i64, ui2, ui4, ui8, ui16, ui32, ui64 or i1{{$}}
+func.func @i3_result(%x: tensor<4xi32>) {
+  %0 = df.add %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi3>
   func.return
 }
 
