@@ -209,10 +209,15 @@ def test_integer_mod_broadcasts_as_onnx_runtime(fmod: int) -> None:
         np.testing.assert_array_equal(actual, expected)
 
 
+FLOAT_TYPES = {TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.FLOAT, TensorProto.DOUBLE}
+
+
 def _float_mod(case: onnx_cases.Case) -> bool:
-    """Whether `case` is a backend Mod case excluded for its float operands."""
-    reason = onnx_cases.exclusion(case)
-    return case.op_type == "Mod" and reason is not None and reason[1] == "floating-point"
+    """Whether `case` is a backend Mod case of float32 or float64 operands."""
+    if case.op_type != "Mod":
+        return False
+    element = case.model.graph.input[0].type.tensor_type.elem_type
+    return element in (TensorProto.FLOAT, TensorProto.DOUBLE)
 
 
 FLOAT_MOD_CASES = {case.name: case for case in onnx_cases.cases() if _float_mod(case)}
@@ -245,6 +250,34 @@ def test_float_mod_of_constants_folds_to_the_backend_result(name: str) -> None:
     np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
 
 
+@pytest.mark.parametrize("fmod", [0, 1])
+@pytest.mark.parametrize("element", sorted(FLOAT_TYPES))
+def test_float_mod_at_run_time_is_numpys_bit_for_bit(element: int, fmod: int) -> None:
+    """`fmod` is exact, so dflow's `Mod` of floats fed at run time equals NumPy's
+    `fmod`/`mod` (ONNX's reference) bit for bit, signed zeros included: quotients
+    past 2⁵³ (where `a - trunc(a/b)·b` would round), every sign, zeros, infinities
+    and NaN on either side."""
+    dtype = helper.tensor_dtype_to_np_dtype(element)
+    rng = np.random.default_rng(element)
+    huge = rng.standard_normal(30) * 2.0 ** rng.integers(0, 60, 30)
+    small = rng.standard_normal(30) * 2.0 ** rng.integers(-8, 8, 30)
+    edges_a = [0.0, -0.0, 6.0, -6.0, 5.0, -5.0, np.inf, -np.inf, np.nan, 1.0, 3.0]
+    edges_b = [3.0, -3.0, 3.0, -3.0, np.inf, -np.inf, 2.0, 2.0, 1.0, 0.0, np.nan]
+    a = np.concatenate([huge, small, edges_a]).astype(dtype)
+    b = np.concatenate([small, huge, edges_b]).astype(dtype)
+    with np.errstate(all="ignore"):  # bfloat16's ufuncs are ml_dtypes'
+        expected = np.fmod(a, b) if fmod else np.mod(a, b)
+    model = mod_model(element, fmod, (a.shape, b.shape))
+    model.opset_import[0].version = 28
+    wide = expected.astype(np.float64)
+    for (actual,) in run_both(model, [a, b]):
+        assert actual.dtype == dtype
+        np.testing.assert_array_equal(actual.astype(np.float64), wide)
+        number = ~np.isnan(wide)
+        signs = np.signbit(actual.astype(np.float64))
+        np.testing.assert_array_equal(signs[number], np.signbit(wide)[number])
+
+
 def test_composed_ops_fold_on_constants() -> None:
     """A composed converter folds as df ops do: HardSwish, IsNaN and an integer Mod
     of constants leave constants only."""
@@ -274,10 +307,6 @@ def test_composed_ops_fold_on_constants() -> None:
 
 
 REFUSED: dict[str, tuple[ModelProto, str]] = {
-    "float_mod_data": (
-        mod_model(TensorProto.FLOAT, 1, ((3,), (3,))),
-        "(Mod, opset 17): Mod of floating-point operands computed at run time",
-    ),
     "float_mod_fmod_0_before_28": (
         mod_model(TensorProto.DOUBLE, 0, ((3,), (3,))),
         "fmod=0 on floating-point operands is defined from opset 28 on",

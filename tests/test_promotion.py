@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 from numpy.typing import NDArray
@@ -324,3 +325,16 @@ def test_an_argument_of_a_dtype_df_lacks_is_one_clear_error() -> None:
         "float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, int16, int2, int32, "
         "int4, int64, int8, uint16, uint2, uint32, uint4, uint64, uint8"
     )
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])
+def test_ml_dtypes_floats_meet_python_scalars_as_numpy(dtype: str) -> None:
+    """`ml_dtypes`' floats (NumPy's kind `V`) stay themselves against a Python float,
+    as NEP 50 has a weak scalar do (and JAX does; NumPy itself, not knowing them for
+    floats, gives float32), computed in f32 and rounded, and compare with one."""
+    x = np.array([-1.5, 0.25, 3.0], getattr(ml_dtypes, dtype))
+    scaled, negative = dflow.jit(lambda x: (x * 2.5, x < 0.0))(x)
+    assert scaled.dtype == x.dtype
+    want = (x.astype(np.float32) * np.float32(2.5)).astype(x.dtype)
+    np.testing.assert_array_equal(scaled.astype(np.float32), want.astype(np.float32))
+    np.testing.assert_array_equal(negative, x < 0.0)

@@ -32,7 +32,7 @@ from xdsl.ir import Attribute
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of, numpy_dtype
-from dflow.dialects.df.types import ELEMENT_NAMES
+from dflow.dialects.df.types import ELEMENT_NAMES, is_float, is_unsigned
 from dflow.frontend.errors import trace_error
 
 Scalar = bool | int | float
@@ -57,7 +57,16 @@ _WEAK_KINDS: dict[str, type[Scalar]] = {"b": bool, "i": int, "u": int, "f": floa
 
 def weak_kind(element: Attribute) -> type[Scalar]:
     """The Python type of a weak tensor of `element` (a Python scalar's stand-in)."""
-    return _WEAK_KINDS[numpy_dtype(element).kind]
+    return _WEAK_KINDS[_kind_letter(numpy_dtype(element))]
+
+
+def _kind_letter(dtype: np.dtype[Any]) -> str:
+    """NumPy's kind of `dtype`: `ml_dtypes`' types (bfloat16, float8, int4, ...),
+    which NumPy calls `V`, by what they hold."""
+    if dtype.kind != "V":
+        return dtype.kind
+    element = element_type_of(dtype)
+    return "f" if is_float(element) else "u" if is_unsigned(element) else "i"
 
 
 def scalar_kind(value: Scalar) -> type[Scalar]:
@@ -68,7 +77,7 @@ def scalar_kind(value: Scalar) -> type[Scalar]:
 
 
 def _kind(dtype: np.dtype[Any]) -> int:
-    return _KINDS[dtype.kind]
+    return _KINDS[_kind_letter(dtype)]
 
 
 def common_dtype(operands: Sequence[Operand]) -> np.dtype[Any]:

@@ -6,11 +6,8 @@ longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: blocked quantization, an element type dflow lacks at the graph's edge
 (FLOAT8E8M0, strings), a 3-D window,
-MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, a
-`ScatterND` that multiplies or takes maxima or minima, or
-`Mod` of floats fed at run time
-(`x - trunc(x/y)·y` rounds where `fmod` is exact; `tests/test_onnx_composites.py`
-folds those cases' constants instead). The reason is read from the model,
+MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, or a
+`ScatterND` that multiplies or takes maxima or minima. The reason is read from the model,
 not from the importer, and `tests/test_onnx_conformance.py` checks that the
 importer refuses each excluded case with one line naming that reason.
 
@@ -43,9 +40,6 @@ Array = NDArray[Any]
 
 DFLOW_TYPES = set(DTYPES)
 """The ONNX element types dflow imports (FLOAT16 ... UINT64, BOOL)."""
-
-RUNTIME_MOD_FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.BFLOAT16}
-"""The float types whose `Mod` dflow cannot compute exactly at run time (f16's it can)."""
 
 CONSTANT_INPUTS: dict[str, set[int]] = {
     "Reshape": {1},
@@ -164,16 +158,10 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
          "training"),
         (attributes.get("keep_aspect_ratio_policy", b"stretch") != b"stretch",
          "a resize keeping the aspect ratio", "keep_aspect_ratio_policy"),
-        (case.op_type == "Mod" and _input_type(case, 0) in RUNTIME_MOD_FLOATS,
-         "floating-point Mod of run-time operands", "floating-point"),
         (case.op_type == "ScatterND" and attributes.get("reduction", b"none") not in
          (b"none", b"add"), "a ScatterND reduction other than none and add", "reduction"),
     ]  # fmt: skip
     return next(((reason, word) for hit, reason, word in checks if hit), None)
-
-
-def _input_type(case: Case, index: int) -> int:
-    return case.model.graph.input[index].type.tensor_type.elem_type
 
 
 def _input_shape(case: Case, index: int) -> Sequence[int]:

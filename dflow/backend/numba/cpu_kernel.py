@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from dflow.backend.numba.kernel import SCALAR_HELPERS, KernelPrinter, trips
 from dflow.backend.numba.names import DTYPES, Names, dtype_of, element_name
 from dflow.backend.numba.printer import Lines, dispatch_on_op
+from dflow.dialects.upstream import RemFOp
 from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 CPU_HEADER = """import math
@@ -104,6 +105,11 @@ class CpuKernelPrinter(KernelPrinter):
         """`np.floor(x)` (numba's `math.floor` is an int, as Python's: no -0.0, no inf),
         `np.ceil(x)`, `np.rint(x)` (halves to even)."""
         self.assign(op, f"np.{ROUNDING_FUNCTIONS[type(op)]}({self.value(op.operand)})")
+
+    @print_op.register
+    def _(self, op: RemFOp) -> None:
+        """`np.fmod(a, b)`: numba has no `math.fmod` on CPUs (CUDA kernels call it)."""
+        self.assign(op, f"np.fmod({self.value(op.lhs)}, {self.value(op.rhs)})")
 
     @print_op.register
     def _(self, op: memref.AllocOp) -> None:

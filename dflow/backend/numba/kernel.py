@@ -19,6 +19,7 @@ from xdsl.ir import Operation, SSAValue
 
 from dflow.backend.numba.names import NUMBA_SCALARS, literal
 from dflow.backend.numba.printer import PythonPrinter, dispatch_on_op
+from dflow.dialects.upstream import RemFOp
 from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 _BINARY_SYMBOLS: dict[type[Operation], str] = {
@@ -46,6 +47,7 @@ _BUILTIN_CALLS: dict[type[Operation], str] = {
     arith.MinUIOp: "min",
     math.AbsFOp: "abs",
     math.AbsIOp: "abs",
+    RemFOp: "math.fmod",
     math.ExpOp: "math.exp",
     math.LogOp: "math.log",
     math.SqrtOp: "math.sqrt",

@@ -351,6 +351,17 @@ class PowOp(FloatBinaryOp):
     traits = traits_def(FlopsPerElement(8))
 
 
+@irdl_op_definition
+class RemOp(FloatBinaryOp):
+    """`fmod(x, y)`: `x - trunc(x / y)·y`, exactly (the sign of `x`; NaN where `y` is 0
+    or `x` infinite; `x` where `y` is infinite and `x` finite), as C's `fmod`,
+    `np.fmod` and MLIR's `arith.remf`. ONNX's `Mod` of floats is made of it."""
+
+    name = "df.rem"
+    NUMPY = staticmethod(np.fmod)
+    traits = traits_def(FlopsPerElement(8))
+
+
 class CompareOp(BinaryElementwiseOp, abc.ABC):
     """Elementwise comparison; the result is `i1` of the broadcast shape."""
 

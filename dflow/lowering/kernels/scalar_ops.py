@@ -49,6 +49,7 @@ from dflow.dialects.df.types import (
     ui2,
     ui4,
 )
+from dflow.dialects.upstream import RemFOp
 
 NARROW_FLOATS: frozenset[Attribute] = frozenset({f16, bf16}) | MINIFLOATS
 SUB_BYTE_INTEGERS: frozenset[Attribute] = frozenset({i2, i4, ui2, ui4})
@@ -176,6 +177,7 @@ _FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
     ew.MaximumOp: arith.MaximumfOp,
     ew.MinimumOp: arith.MinimumfOp,
     ew.PowOp: math.PowFOp,
+    ew.RemOp: RemFOp,
 }
 _INT_BINARY: dict[type[Operation], type[Operation]] = {
     ew.AddOp: arith.AddiOp,

@@ -210,6 +210,18 @@ def _div(e: Emitter, op: ew.DivOp, g: SSAValue, wanted: Sequence[bool]) -> Grads
     )
 
 
+@gradient(ew.RemOp)
+def _rem(e: Emitter, op: ew.RemOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
+    """d fmod(a, b) = g and -g*trunc(a/b), with `trunc(q) = q - fmod(q, 1)` (exact)."""
+
+    def rhs() -> SSAValue:
+        q = e.div(op.lhs, op.rhs)
+        whole = e.emit(ew.SubOp(q, e.emit(ew.RemOp(q, e.scalar(1.0, q)))))
+        return e.neg(e.mul(g, whole))
+
+    return _pair(e, op, wanted, lambda: g, rhs)
+
+
 @gradient(ew.MaximumOp, ew.MinimumOp)
 def _extremum(
     e: Emitter, op: ew.MaximumOp | ew.MinimumOp, g: SSAValue, wanted: Sequence[bool]

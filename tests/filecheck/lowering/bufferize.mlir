@@ -564,3 +564,16 @@ func.func @unsigned(%a: tensor<5xui64>, %b: tensor<5xui64>) -> (tensor<5xui64>, 
   %r = df.relu %a : (tensor<5xui64>) -> tensor<5xui64>
   func.return %m, %l, %r : tensor<5xui64>, tensor<5xi1>, tensor<5xui64>
 }
+
+// -----
+
+// df.rem is MLIR's arith.remf (C's fmod), which xDSL lacks and dflow defines.
+// CHECK-LABEL: func.func private @rem_0(
+// CHECK:           %[[A:.*]] = memref.load
+// CHECK-NEXT:      %[[B:.*]] = memref.load
+// CHECK-NEXT:      %[[R:.*]] = arith.remf %[[A]], %[[B]] : f64
+// CHECK-NEXT:      memref.store %[[R]]
+func.func @rem(%a: tensor<5xf64>, %b: tensor<5xf64>) -> tensor<5xf64> {
+  %r = df.rem %a, %b : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
+  func.return %r : tensor<5xf64>
+}

@@ -426,3 +426,16 @@ func.func @mini(%x: tensor<4xf8E4M3FN>, %q: tensor<4xi4>) -> (tensor<4xf8E4M3FN>
   %t = df.cast %e : (tensor<4xf32>) -> tensor<4xi4>
   func.return %y, %t : tensor<4xf8E4M3FN>, tensor<4xi4>
 }
+
+// -----
+
+// arith.remf prints as NumPy's fmod on CPUs (numba has no math.fmod there).
+// CHECK-LABEL: # ----- cpu_0.py -----
+// CHECK:       def rem_0([[A:[A-Za-z0-9_]+]], [[B:[A-Za-z0-9_]+]], [[R:[A-Za-z0-9_]+]]):
+// CHECK:           {{^ *}}[[X:[A-Za-z0-9_]+]] = [[A]]{{\[}}
+// CHECK-NEXT:      {{^ *}}[[Y:[A-Za-z0-9_]+]] = [[B]]{{\[}}
+// CHECK-NEXT:      {{^ *}}[[M:[A-Za-z0-9_]+]] = np.fmod([[X]], [[Y]])
+func.func @rem(%a: tensor<5xf64>, %b: tensor<5xf64>) -> tensor<5xf64> {
+  %r = df.rem %a, %b : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
+  func.return %r : tensor<5xf64>
+}

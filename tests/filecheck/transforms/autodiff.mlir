@@ -95,3 +95,24 @@ func.func @main(%table: tensor<10x4xf32>, %w: tensor<4xf32>, %tokens: tensor<2x3
   %l = df.reduce_sum %h : (tensor<2x3x4xf32>) -> tensor<f32>
   func.return %l : tensor<f32>
 }
+
+// -----
+
+// fmod(a, b) = a - trunc(a/b)·b: the gradient is g for a and -g·trunc(a/b) for b,
+// with trunc(q) = q - fmod(q, 1) (exact).
+
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[A:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK:         %[[G:.*]] = df.broadcast_to %{{.*}} {df.backward} : (tensor<1xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[Q:.*]] = df.div %[[A]], %[[B]] {df.backward}
+// CHECK-NEXT:    %[[ONE:.*]] = df.constant {df.backward} dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[F:.*]] = df.rem %[[Q]], %[[ONE]] {df.backward}
+// CHECK-NEXT:    %[[T:.*]] = df.sub %[[Q]], %[[F]] {df.backward}
+// CHECK-NEXT:    %[[GT:.*]] = df.mul %[[G]], %[[T]] {df.backward}
+// CHECK-NEXT:    %[[GB:.*]] = df.neg %[[GT]] {df.backward}
+// CHECK-NEXT:    func.return %{{.*}}, %[[G]], %[[GB]]
+func.func @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
+  %r = df.rem %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %l = df.reduce_sum %r : (tensor<3xf32>) -> tensor<f32>
+  func.return %l : tensor<f32>
+}

@@ -7,12 +7,8 @@ floats only is composed for integers as ONNX defines it: `Div` truncates toward
 zero and `Pow` is exact, both through `f64` (exact below 2⁵³). `Mod` folds when both
 operands are constants (NumPy's `mod` and `fmod`, which are ONNX's); on integers
 computed at run time it is `a - q·b` with `q` estimated in `f64` and the remainder
-corrected, exact for every integer type. On f16 at run time it is `a - trunc(a/b)·b`
-in `f64`, exact there (an f16 quotient is below 2⁴⁰ and its distance to an integer
-far above f64's rounding; the product has at most 51 significant bits); other floats
-computed at run time are refused: for them `x - trunc(x/y)·y` rounds where `fmod` is
-exact (the product, and `x/y` past 2²⁴ or 2⁵³, where its integer part is no longer
-that of the true quotient).
+corrected, exact for every integer type. On floats it is `df.rem` (C's `fmod`,
+exact), moved by `b` for `fmod=0` where its sign is not `b`'s.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import f16, f64, i1, i64
+from xdsl.dialects.builtin import f64, i1, i64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import element_type_of
@@ -247,7 +243,7 @@ def is_inf(node: Node) -> list[Tensor]:
 @converter("Mod", attributes={"fmod"})
 def mod(node: Node) -> list[Tensor]:
     """`a - floor(a/b)·b` (fmod=0, the sign of `b`) or `a - trunc(a/b)·b` (fmod=1, the
-    sign of `a`): folded when both operands are constants, else on integers only."""
+    sign of `a`): folded when both operands are constants, else computed exactly."""
     a, b = node.input(0), node.input(1)
     fmod = node.int("fmod", 0)
     element = node.element(a)
@@ -266,28 +262,16 @@ def mod(node: Node) -> list[Tensor]:
     folded = _folded_mod(node, a, b, fmod)
     if folded is not None:
         return [folded]
-    if element == f16:
-        return [_half_mod(node, a.cast(f64), b.cast(f64), fmod=bool(fmod)).cast(f16)]
     if element in FLOATS:
-        raise node.error(
-            "Mod of floating-point operands computed at run time is not supported: "
-            "x - trunc(x/y)*y in df ops rounds where fmod is exact (it folds when both "
-            "operands are constants, and runs on f16)"
-        )
+        return [_float_mod(node, a, b, fmod=bool(fmod))]
     return [_integer_mod(node, a, b, fmod=bool(fmod))]
 
 
-def _half_mod(node: Node, a: Tensor, b: Tensor, fmod: bool) -> Tensor:
-    """NumPy's `fmod` (fmod) or `mod` of f16 values held in f64 (exact: module
-    docstring): `r = a - trunc(a/b)·b`, `a` itself where `b` is infinite and `a`
-    finite, a zero with `a`'s sign; for `mod`, `r + b` where `r` is non-zero and its
-    sign is not `b`'s, and a zero with `b`'s sign. NaN where `b` is 0 or `a` infinite."""
-    q = a / b
-    whole = _where(node, q < 0.0, q.ceil(), q.floor())
-    r = a - whole * b
-    infinite = abs(b).equal(math.inf)
-    beyond = _where(node, infinite, abs(a) < math.inf, node.scalar(False, infinite))
-    r = _where(node, beyond, a, _where(node, r.equal(0.0), a * 0.0, r))
+def _float_mod(node: Node, a: Tensor, b: Tensor, fmod: bool) -> Tensor:
+    """NumPy's `fmod` (fmod) or `mod`: `r = df.rem(a, b)`; for `mod`, `r + b` where
+    `r` is non-zero and its sign is not `b`'s, and a zero with `b`'s sign (NumPy's
+    `divmod` rule; `-5 mod inf` is `inf`, as in Python)."""
+    r = node.emit(df.RemOp(a.value, b.value))
     if fmod:
         return r
     shifted = _where(node, (r < 0.0).equal(b < 0.0), r, r + b)

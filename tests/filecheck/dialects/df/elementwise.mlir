@@ -126,6 +126,7 @@ func.func @binary_broadcast(%x: tensor<4x1xf32>, %y: tensor<1x8xf32>) {
   // CHECK-NEXT: %{{.*}} = df.minimum %[[X]], %[[Y]] : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.pow %[[X]], %[[Y]] : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: %{{.*}} = df.sub %[[Y]], %[[X]] : (tensor<1x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT: %{{.*}} = df.rem %[[X]], %[[Y]] : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   // CHECK-NEXT: func.return
   %0 = df.add %x, %y : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   %1 = df.sub %x, %y : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
@@ -135,6 +136,7 @@ func.func @binary_broadcast(%x: tensor<4x1xf32>, %y: tensor<1x8xf32>) {
   %5 = df.minimum %x, %y : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   %6 = df.pow %x, %y : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   %7 = df.sub %y, %x : (tensor<1x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %8 = df.rem %x, %y : (tensor<4x1xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   func.return
 }
 

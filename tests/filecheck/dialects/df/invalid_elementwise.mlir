@@ -108,6 +108,15 @@ func.func @pow_i64(%x: tensor<4xi64>) {
 
 // -----
 
+// df.rem is fmod, of floats; ONNX's Mod of integers is composed of other ops.
+// CHECK: {{^}}df.rem: operands must have a floating-point element type, got i32{{$}}
+func.func @rem_i32(%x: tensor<4xi32>) {
+  %0 = df.rem %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{^}}df.maximum: operands must have a numeric element type, got i1{{$}}
 func.func @maximum_i1(%x: tensor<4xi1>) {
   %0 = df.maximum %x, %x : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
