@@ -5,7 +5,7 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: blocked quantization, an element type dflow lacks at the graph's edge
-(FLOAT8E8M0, strings), a 3-D window,
+(FLOAT8E8M0, strings), a 3-D convolution,
 MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, or a
 `ScatterND` that multiplies or takes maxima or minima. The reason is read from the model,
 not from the importer, and `tests/test_onnx_conformance.py` checks that the
@@ -69,8 +69,6 @@ CONSTANT_INPUTS: dict[str, set[int]] = {
     "TopK": {1},
 }
 """The inputs of each op that dflow needs as constants."""
-
-WINDOW_OPS = {"Conv", "MaxPool", "AveragePool"}
 
 
 @dataclass(frozen=True)
@@ -152,7 +150,8 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
         name = TensorProto.DataType.Name(attributes["to"])
         return f"a cast to {name}", name
     checks = [
-        (case.op_type in WINDOW_OPS and len(_input_shape(case, 0)) == 5, "a 3-D window", "3-D"),
+        (case.op_type == "Conv" and len(_input_shape(case, 0)) == 5, "a 3-D convolution",
+         "3-D"),
         (case.op_type == "MaxPool" and len(node.output) > 1, "the Indices output", "Indices"),
         (bool(attributes.get("training_mode")) or _training_input(case), "training mode",
          "training"),

@@ -36,6 +36,7 @@ from dflow.frontend.onnx.ops.windows import (
     as_2d,
     ceil_mode_window,
     from_2d,
+    separable_3d,
     spatial_rank,
     window,
 )
@@ -168,6 +169,8 @@ def max_pool(node: Node) -> list[Tensor]:
     which holds every 8-bit (and 32-bit) value exactly."""
     x = node.input(0)
     element = node.element(x)
+    if len(x.shape) == 5:
+        return [separable_3d(node, x, max_pool)]
     if element not in FLOATS:
         return [_float_max_pool(node, x.cast(f64)).cast(element)]
     return [_float_max_pool(node, x)]
@@ -188,6 +191,8 @@ def _float_max_pool(node: Node, x: Tensor) -> Tensor:
 @converter("AveragePool", attributes=WINDOW_ATTRIBUTES | {"ceil_mode", "count_include_pad"})
 def average_pool(node: Node) -> list[Tensor]:
     x = node.input(0)
+    if len(x.shape) == 5:
+        return [separable_3d(node, x, average_pool)]
     explicit = window(node, x, node.ints("kernel_shape") or [])
     win, outputs = _pool_window(node, x)
     size = (1, x.shape[2]) if len(x.shape) == 3 else (x.shape[2], x.shape[3])

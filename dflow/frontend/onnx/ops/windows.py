@@ -1,14 +1,18 @@
 """The window attributes of `Conv`, `MaxPool` and `AveragePool`: kernel, strides,
 dilations and pads, with `auto_pad` and `ceil_mode` resolved into explicit pads
 for an input of static shape, and 1-D windows made 2-D (a height of 1) so that
-`df.conv2d` and the df pools serve both.
+`df.conv2d` and the df pools serve both. A 3-D pool is two 2-D ones
+(`separable_3d`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from onnx import NodeProto, helper
 
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node
@@ -42,7 +46,7 @@ def spatial_rank(node: Node, x: Tensor) -> int:
     if rank not in (1, 2):
         raise node.error(
             f"a {rank}-D window (input of shape {list(x.shape)}) is not supported: dflow "
-            "imports 1-D and 2-D convolutions and pools"
+            "imports 1-D and 2-D convolutions, and 1-D to 3-D pools"
         )
     return rank
 
@@ -141,3 +145,50 @@ def ceil_mode_window(node: Node, x: Tensor, w: Window) -> tuple[Window, tuple[in
         extra.append(max(0, (out - 1) * w.strides[axis] + w.span(axis) - padded))
     end = (w.end[0] + extra[0], w.end[1] + extra[1])
     return Window(w.kernel, w.strides, w.dilations, w.begin, end), (outputs[0], outputs[1])
+
+
+Pool = Callable[[Node], Sequence[Tensor | None]]
+"""A pool's converter (`MaxPool`'s, `AveragePool`'s)."""
+
+
+def separable_3d(node: Node, x: Tensor, pool: Pool) -> Tensor:
+    """A 3-D max or average pool of `x` (N, C, D, H, W) as two 2-D ones: over (H, W)
+    with the depth folded into the channels, then over (D, H·W) with a window of
+    width 1. A box window is separable: its maximum is the maximum over depth of
+    the maxima over (H, W), and its average, whose count (of elements inside the
+    input, or inside its pads) is the product of each axis's count, the average
+    over depth of the averages over (H, W). Each stage resolves `auto_pad` and
+    `ceil_mode` for its own axes, as the 3-D pool does per axis."""
+    n, c, d, h, w = x.shape
+    kernel = node.ints("kernel_shape") or []
+    strides = node.ints("strides") or [1, 1, 1]
+    dilations = node.ints("dilations") or [1, 1, 1]
+    pads = node.ints("pads") or [0] * 6
+    if not len(kernel) == len(strides) == len(dilations) == 3 or len(pads) != 6:
+        raise node.error(
+            f"a 3-D pool takes 3 values of kernel_shape, strides and dilations and 6 pads, "
+            f"got {list(kernel)}, {list(strides)}, {list(dilations)} and {list(pads)}"
+        )
+    planes = _stage(node, x.reshape((n, c * d, h, w)), pool, {
+        "kernel_shape": kernel[1:], "strides": strides[1:], "dilations": dilations[1:],
+        "pads": [pads[1], pads[2], pads[4], pads[5]],
+    })  # fmt: skip
+    oh, ow = planes.shape[2:]
+    depth = _stage(node, planes.reshape((n, c, d, oh * ow)), pool, {
+        "kernel_shape": [kernel[0], 1], "strides": [strides[0], 1],
+        "dilations": [dilations[0], 1], "pads": [pads[0], 0, pads[3], 0],
+    })  # fmt: skip
+    return depth.reshape((n, c, depth.shape[2], oh, ow))
+
+
+def _stage(node: Node, x: Tensor, pool: Pool, window: dict[str, Any]) -> Tensor:
+    """`pool` of a node like `node` (its other attributes, one output) over `x`."""
+    proto = NodeProto()
+    proto.CopyFrom(node.proto)
+    kept = [a for a in node.proto.attribute if a.name not in window]
+    del proto.attribute[:]
+    proto.attribute.extend(kept)
+    proto.attribute.extend(helper.make_attribute(k, v) for k, v in window.items())
+    result = pool(replace(node, proto=proto, inputs=[x]))[0]
+    assert result is not None
+    return result
