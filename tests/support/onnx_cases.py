@@ -6,7 +6,7 @@ longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: blocked quantization, an element type dflow lacks at the graph's edge
 (FLOAT8E8M0, strings), a 3-D convolution,
-MaxPool's Indices output, training mode, a `Resize` keeping the aspect ratio, or a
+MaxPool's Indices output, training mode, or a
 `ScatterND` that multiplies or takes maxima or minima. The reason is read from the model,
 not from the importer, and `tests/test_onnx_conformance.py` checks that the
 importer refuses each excluded case with one line naming that reason.
@@ -155,8 +155,6 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
         (case.op_type == "MaxPool" and len(node.output) > 1, "the Indices output", "Indices"),
         (bool(attributes.get("training_mode")) or _training_input(case), "training mode",
          "training"),
-        (attributes.get("keep_aspect_ratio_policy", b"stretch") != b"stretch",
-         "a resize keeping the aspect ratio", "keep_aspect_ratio_policy"),
         (case.op_type == "ScatterND" and attributes.get("reduction", b"none") not in
          (b"none", b"add"), "a ScatterND reduction other than none and add", "reduction"),
     ]  # fmt: skip

@@ -7,7 +7,8 @@ coefficients and `b` the extrapolation value of positions outside the input
 (`tf_crop_and_resize`). dflow asks ONNX's reference implementation for `W` and `b`
 (a one-axis `Resize` with the node's own attributes, run on the identity matrix and
 on zeros), so every mode means exactly what the specification's own code computes.
-Each row of `W` has a few nonzero coefficients (1 for nearest, 2 for linear, 4 for
+With `keep_aspect_ratio_policy`, one scale (the smallest or largest ratio of `sizes`
+to the shape) serves every axis. Each row of `W` has a few nonzero coefficients (1 for nearest, 2 for linear, 4 for
 cubic, more when antialiasing shrinks): the axis becomes, per coefficient slot, a
 `df.gather` of the input at constant indices times a constant weight, summed. A
 nearest resize is a bare gather (exact).
@@ -85,19 +86,71 @@ def resize(node: Node) -> list[Tensor]:
     rank = len(x.shape)
     if str(x.element) not in ("f32", "f64"):
         raise node.error(f"X must be float or double, got {x.element}")
-    if node.string("keep_aspect_ratio_policy", "stretch") != "stretch":
-        raise node.error("keep_aspect_ratio_policy other than stretch is not supported")
     axes = node.ints("axes")
     chosen = list(range(rank)) if axes is None else [node.axis(a, rank) for a in axes]
     scales, sizes = _scales_and_sizes(node, len(chosen))
     roi = node.constant(1, "roi")
     cropping = node.string("coordinate_transformation_mode", "") == "tf_crop_and_resize"
+    if sizes is not None and _policy(node) != "stretch":
+        return [_kept_aspect(node, x, chosen, sizes, cropping)]
     for k, axis in enumerate(chosen):
         if _unchanged(x.shape[axis], k, scales, sizes) and not cropping:
             continue
         weights, offsets = _resampling(node, x.shape[axis], k, len(chosen), scales, sizes, roi)
         x = _resampled(x, axis, weights, offsets)
     return [x]
+
+
+def _policy(node: Node) -> str:
+    policy = node.string("keep_aspect_ratio_policy", "stretch")
+    if policy not in ("stretch", "not_larger", "not_smaller"):
+        raise node.error(
+            f"keep_aspect_ratio_policy {policy!r} is not one of stretch, not_larger, not_smaller"
+        )
+    return policy
+
+
+def _kept_aspect(node: Node, x: Tensor, chosen: list[int], sizes: Array, cropping: bool) -> Tensor:
+    """A resize to `sizes` keeping the aspect ratio: every chosen axis scaled by the
+    smallest (`not_larger`) or largest (`not_smaller`) of `sizes / shape`, to
+    `round_half_up(scale · size)` elements (ONNX's rule)."""
+    if cropping:
+        raise node.error("keep_aspect_ratio_policy with tf_crop_and_resize is not supported")
+    ratios = [int(sizes[k]) / x.shape[axis] for k, axis in enumerate(chosen)]
+    pick = min if _policy(node) == "not_larger" else max
+    dominant = ratios.index(pick(ratios))
+    shape = x.shape
+    for k, axis in enumerate(chosen):
+        weights = _aspect_weights(node, shape[axis], k, chosen, shape, sizes, dominant)
+        x = _resampled(x, axis, weights, np.zeros(weights.shape[0]))
+    return x
+
+
+def _aspect_weights(
+    node: Node, size: int, k: int, chosen: list[int], shape: tuple[int, ...], sizes: Array,
+    dominant: int,
+) -> Array:  # fmt: skip
+    """`W` of axis `k` under a kept aspect ratio, from the reference: a 3-D `Resize`
+    of a batch of `size` unit vectors (axis 0, untouched) along the dominant axis
+    (axis 1, constant data: its rows of weights sum to 1) and this one (axis 2), so
+    that the policy picks the node's own scale."""
+    from onnx.reference import ReferenceEvaluator  # noqa: PLC0415 (only Resize needs it)
+
+    length = shape[chosen[dominant]]
+    wanted = [int(sizes[dominant]), int(sizes[k])]
+    graph = helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], axes=[1, 2],
+                          keep_aspect_ratio_policy=_policy(node), **_checked_attributes(node))],
+        "axis",
+        [helper.make_tensor_value_info("x", TensorProto.DOUBLE, None)],
+        [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)],
+        [helper.make_tensor("sizes", TensorProto.INT64, [2], wanted)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", max(node.opset, 18))])
+    units = np.broadcast_to(np.eye(size)[:, None, :], (size, length, size))
+    reference: Any = ReferenceEvaluator(model)
+    rows = np.asarray(reference.run(None, {"x": units})[0])[:, 0, :]
+    return rows.T
 
 
 def _unchanged(size: int, k: int, scales: Array | None, sizes: Array | None) -> bool:
