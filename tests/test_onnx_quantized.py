@@ -172,3 +172,48 @@ def test_quantize_then_dequantize_rounds_half_to_even_and_saturates(
     x = np.array([0.25, 0.75, -0.25, -1.25, 100.0, -100.0, 1.0, 2.25], np.float32)
     (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
     np.testing.assert_array_equal(dflow.compile(model)(x=x), expected)
+
+
+def _blocked_model(
+    op_type: str, x_type: int, shape: tuple[int, ...], block: int, point: Any
+) -> Any:
+    """`op_type` along axis 1 in blocks of `block` (scale and zero point of the
+    blocked shape as initializers)."""
+    blocks = -(-shape[1] // block)
+    scale_shape = (shape[0], blocks, *shape[2:])
+    rng = np.random.default_rng(block)
+    scale = (rng.random(scale_shape) * 0.1 + 0.01).astype(np.float32)
+    initializers = [onnx.numpy_helper.from_array(scale, "scale")]
+    inputs = ["x", "scale"]
+    if point is not None:
+        initializers.append(onnx.numpy_helper.from_array(np.resize(point, scale_shape), "point"))
+        inputs.append("point")
+    out_type = TensorProto.FLOAT if op_type == "DequantizeLinear" else initializers[-1].data_type
+    node = helper.make_node(op_type, inputs, ["y"], axis=1, block_size=block)
+    graph = helper.make_graph(
+        [node],
+        "blocked",
+        [helper.make_tensor_value_info("x", x_type, shape)],
+        [helper.make_tensor_value_info("y", out_type, None)],
+        initializers,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+@pytest.mark.parametrize("block", [2, 3, 8])
+def test_blocked_quantization_matches_onnx_runtime(block: int) -> None:
+    """QuantizeLinear and DequantizeLinear with `block_size` (the last block short
+    where 7 does not divide), per-block scales and zero points, as ONNX Runtime."""
+    shape = (3, 7, 2)
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    quantize = _blocked_model(
+        "QuantizeLinear", TensorProto.FLOAT, shape, block, np.array([3, 250, 128], np.uint8)
+    )
+    (expected,) = onnx_runtime(quantize, {"x": x})
+    np.testing.assert_array_equal(dflow.compile(quantize)(x), expected)
+    q = np.random.default_rng(2).integers(0, 255, shape).astype(np.uint8)
+    dequantize = _blocked_model(
+        "DequantizeLinear", TensorProto.UINT8, shape, block, np.array([7, 200], np.uint8)
+    )
+    (expected,) = onnx_runtime(dequantize, {"x": q})
+    np.testing.assert_allclose(dflow.compile(dequantize)(q), expected, rtol=1e-6)

@@ -4,11 +4,10 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 `onnx.backend.test.case.node.collect_testcases()` rebuilds every case (the wheel no
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
-not: blocked quantization, an element type dflow lacks at the graph's edge
-(FLOAT8E8M0, strings), a 3-D convolution,
-MaxPool's Indices output, training mode, or a
-`ScatterND` that multiplies or takes maxima or minima. The reason is read from the model,
-not from the importer, and `tests/test_onnx_conformance.py` checks that the
+not: an element type dflow lacks at the graph's edge (FLOAT8E8M0, strings), a 3-D
+convolution, MaxPool's Indices output, training mode, or a `ScatterND` that
+multiplies or takes maxima or minima. The reason is read from the model, not from
+the importer, and `tests/test_onnx_conformance.py` checks that the
 importer refuses each excluded case with one line naming that reason.
 
 Inputs that dflow needs at import time (`Reshape`'s shape, `Slice`'s starts, the
@@ -116,20 +115,7 @@ def exclusion(case: Case) -> tuple[str, str] | None:
     """Why dflow cannot run `case`, as (reason, a word the importer's error must
     contain), read from the model; None when it can."""
     graph = case.model.graph
-    return (
-        _dtype_exclusion(graph.input)
-        or _blocked(case)
-        or _dtype_exclusion(graph.output)
-        or _node_exclusion(case)
-    )
-
-
-def _blocked(case: Case) -> tuple[str, str] | None:
-    """Blocked quantization (`block_size`), refused for its attribute (after its inputs'
-    types, before its outputs')."""
-    if any(a.name == "block_size" and a.i for a in case.node.attribute):
-        return "blocked quantization", "block_size"
-    return None
+    return _dtype_exclusion(graph.input) or _dtype_exclusion(graph.output) or _node_exclusion(case)
 
 
 def _dtype_exclusion(values: Sequence[onnx.ValueInfoProto]) -> tuple[str, str] | None:

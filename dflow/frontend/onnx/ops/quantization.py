@@ -23,10 +23,11 @@ from xdsl.dialects.builtin import f32, f64, i8, i16, i32
 from xdsl.ir import Attribute
 
 from dflow.dialects import df
-from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.arrays import element_type_of, numpy_dtype
 from dflow.dialects.df.types import MINIFLOATS, f4e2m1fn, i2, i4, ui2, ui4, ui8, ui16
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
+from dflow.frontend.onnx.model import DTYPES, dtype_name
 from dflow.frontend.onnx.ops.nn import conv2d_of, numpy_matmul
 from dflow.frontend.onnx.ops.windows import WINDOW_ATTRIBUTES
 
@@ -37,15 +38,41 @@ def _along(node: Node, value: Tensor, axis: int, rank: int) -> Tensor:
     if len(value.shape) == 0 or value.shape == (1,):
         return value.reshape(())
     if len(value.shape) != 1:
-        raise node.error(f"a scale or zero point of shape {list(value.shape)}: blocked "
-                         "quantization is not supported")  # fmt: skip
+        raise node.error(f"a scale or zero point of shape {list(value.shape)} needs "
+                         "block_size (blocked quantization)")  # fmt: skip
     axis = node.axis(axis, rank)
     return value.reshape([value.shape[0] if k == axis else 1 for k in range(rank)])
 
 
+def _parameter(node: Node, value: Tensor, axis: int, like: Tensor) -> Tensor:
+    """A scale or zero point for `like`: per tensor or per axis (`_along`), or, with
+    `block_size`, one per block of that many elements along `axis`, repeated over
+    its block (the last block may be short)."""
+    block = node.int("block_size", 0)
+    if not block:
+        return _along(node, value, axis, len(like.shape))
+    axis = node.axis(axis, len(like.shape))
+    length = like.shape[axis]
+    blocks = -(-length // block)
+    wanted = [blocks if k == axis else n for k, n in enumerate(like.shape)]
+    if block < 0 or list(value.shape) != wanted:
+        raise node.error(
+            f"block_size {block} along axis {axis} of a tensor of shape {list(like.shape)} "
+            f"takes a scale and zero point of shape {wanted}, got {list(value.shape)}"
+        )
+    split = [*like.shape[:axis], blocks, 1, *like.shape[axis + 1 :]]
+    spread = [*like.shape[:axis], blocks, block, *like.shape[axis + 1 :]]
+    repeated = value.reshape(split).broadcast_to(spread)
+    whole = repeated.reshape([blocks * block if k == axis else n for k, n in enumerate(wanted)])
+    if blocks * block == length:
+        return whole
+    limit = tuple(length if k == axis else n for k, n in enumerate(like.shape))
+    return node.emit(df.SliceOp(whole.value, (0,) * len(limit), limit))
+
+
 def _zero_point(node: Node, index: int, like: Tensor, axis: int) -> Tensor | None:
     point = node.optional(index)
-    return None if point is None else _along(node, point, axis, len(like.shape))
+    return None if point is None else _parameter(node, point, axis, like)
 
 
 QUANTIZED_INTEGERS: frozenset[Attribute] = frozenset({i2, i4, i8, i16, ui2, ui4, ui8, ui16})
@@ -94,9 +121,10 @@ def _wide(value: Tensor) -> Tensor:
 
 
 def _quantized_type(node: Node, point: Tensor | None, what: str) -> Attribute:
-    """The type a quantizing op's output has: its zero point's (UINT8 without one)."""
+    """The type a quantizing op's output has: its zero point's (without one, its
+    `output_dtype`, UINT8 by default)."""
     if point is None:
-        return ui8
+        return _output_dtype(node)
     if point.type.element_type not in QUANTIZED:
         raise node.error(
             f"{what} must be INT2, INT4, INT8, INT16, UINT2, UINT4, UINT8, UINT16, "
@@ -105,24 +133,36 @@ def _quantized_type(node: Node, point: Tensor | None, what: str) -> Attribute:
     return point.type.element_type
 
 
-@converter("QuantizeLinear", attributes={"axis", "saturate"})
+def _output_dtype(node: Node) -> Attribute:
+    """`output_dtype` (opset 21), one of the quantized types; UINT8 when absent."""
+    data_type = node.int("output_dtype", 0)
+    if not data_type:
+        return ui8
+    dtype = DTYPES.get(data_type)
+    element = None if dtype is None else element_type_of(dtype)
+    if element not in QUANTIZED:
+        raise node.error(f"output_dtype {dtype_name(data_type)} is not a quantized type")
+    return element
+
+
+@converter("QuantizeLinear", attributes={"axis", "saturate", "block_size", "output_dtype"})
 def quantize_linear(node: Node) -> list[Tensor]:
     x = node.input(0)
     if x.type.element_type not in (f32, f64):
         raise node.error(f"x must be float or double, got {x.type.element_type}")
     axis = node.int("axis", 1)
-    scale = _along(node, node.input(1), axis, len(x.shape))
+    scale = _parameter(node, node.input(1), axis, x)
     point = _zero_point(node, 2, x, axis)
     element = _quantized_type(node, point, "y_zero_point")
     saturate = bool(node.int("saturate", 1))
     return [quantized(x, scale.cast(x.type.element_type), point, element, saturate)]
 
 
-@converter("DequantizeLinear", attributes={"axis"})
+@converter("DequantizeLinear", attributes={"axis", "block_size"})
 def dequantize_linear(node: Node) -> list[Tensor]:
     q = node.input(0)
     axis = node.int("axis", 1)
-    scale = _along(node, node.input(1), axis, len(q.shape))
+    scale = _parameter(node, node.input(1), axis, q)
     point = _zero_point(node, 2, q, axis)
     shifted = _wide(q) if point is None else _wide(q) - _wide(point)
     return [shifted.cast(scale.type.element_type) * scale]

@@ -8,10 +8,10 @@ coefficients and `b` the extrapolation value of positions outside the input
 (a one-axis `Resize` with the node's own attributes, run on the identity matrix and
 on zeros), so every mode means exactly what the specification's own code computes.
 With `keep_aspect_ratio_policy`, one scale (the smallest or largest ratio of `sizes`
-to the shape) serves every axis. Each row of `W` has a few nonzero coefficients (1 for nearest, 2 for linear, 4 for
-cubic, more when antialiasing shrinks): the axis becomes, per coefficient slot, a
-`df.gather` of the input at constant indices times a constant weight, summed. A
-nearest resize is a bare gather (exact).
+to the shape) serves every axis. Each row of `W` has a few nonzero coefficients (1
+for nearest, 2 for linear, 4 for cubic, more when antialiasing shrinks): the axis
+becomes, per coefficient slot, a `df.gather` of the input at constant indices times
+a constant weight, summed. A nearest resize is a bare gather (exact).
 """
 
 from __future__ import annotations
