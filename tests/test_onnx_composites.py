@@ -355,3 +355,41 @@ def test_refused_in_one_line_naming_the_node(name: str) -> None:
         import_model(model)
     assert message in refused.value.message and "\n" not in refused.value.message
     assert refused.value.message.startswith("node ")
+
+
+# ----------------------------------------------------------------------------- training mode
+
+
+def test_batch_normalization_in_training_mode_is_onnx_s_function() -> None:
+    """Training mode normalizes by the batch's own statistics (over N and the spatial
+    axes; the population variance) and updates the running ones with `momentum`,
+    as ONNX's function body defines them (written out here in NumPy)."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 3, 5)).astype(np.float32) * 3 + 1
+    scale, bias, mean, var = (rng.random(3).astype(np.float32) + 0.5 for _ in range(4))
+    node = helper.make_node(
+        "BatchNormalization",
+        ["x", "s", "b", "m", "v"],
+        ["y", "running_mean", "running_var"],
+        training_mode=1,
+        momentum=0.8,
+        epsilon=1e-3,
+    )
+    model = model_of(
+        [node],
+        [value("x", TensorProto.FLOAT, x.shape)]
+        + [value(n, TensorProto.FLOAT, (3,)) for n in "sbmv"],
+        [value(n, TensorProto.FLOAT) for n in ("y", "running_mean", "running_var")],
+        opset=15,
+    )
+    batch_mean = x.mean(axis=(0, 2))
+    batch_var = x.var(axis=(0, 2))
+    normalized = (x - batch_mean[:, None]) / np.sqrt(batch_var[:, None] + 1e-3)
+    expected = [
+        normalized * scale[:, None] + bias[:, None],
+        mean * 0.8 + batch_mean * 0.2,
+        var * 0.8 + batch_var * 0.2,
+    ]
+    for actual in run_both(model, [x, scale, bias, mean, var]):
+        for got, want in zip(actual, expected, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -139,8 +139,7 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
         (case.op_type == "Conv" and len(_input_shape(case, 0)) == 5, "a 3-D convolution",
          "3-D"),
         (case.op_type == "MaxPool" and len(node.output) > 1, "the Indices output", "Indices"),
-        (bool(attributes.get("training_mode")) or _training_input(case), "training mode",
-         "training"),
+        (_training_input(case), "training mode (dropping at random)", "training"),
         (case.op_type == "ScatterND" and attributes.get("reduction", b"none") not in
          (b"none", b"add"), "a ScatterND reduction other than none and add", "reduction"),
     ]  # fmt: skip
@@ -152,12 +151,15 @@ def _input_shape(case: Case, index: int) -> Sequence[int]:
 
 
 def _training_input(case: Case) -> bool:
-    """Whether a Dropout case feeds `training_mode` true."""
+    """Whether a Dropout case feeds `training_mode` true with a ratio other than 0
+    (which drops at random; a ratio of 0 drops nothing)."""
     node = case.node
     if case.op_type != "Dropout" or len(node.input) < 3 or not node.input[2]:
         return False
-    position = [value.name for value in case.model.graph.input].index(node.input[2])
-    return bool(case.data_sets[0][0][position])
+    names = [value.name for value in case.model.graph.input]
+    inputs = case.data_sets[0][0]
+    ratio = float(inputs[names.index(node.input[1])]) if node.input[1] else 0.5
+    return bool(inputs[names.index(node.input[2])]) and ratio != 0.0
 
 
 def with_constant_inputs(case: Case, inputs: Sequence[Array]) -> tuple[ModelProto, list[Array]]:

@@ -1,5 +1,6 @@
 """Neural-network ONNX ops: `MatMul`, `Gemm`, `Conv`, the pools,
-`BatchNormalization` and `Dropout` (both for inference), `LayerNormalization`.
+`BatchNormalization` (inference and training), `Dropout` (inference, or a ratio of
+0), `LayerNormalization`.
 
 Chosen compositions, where df has no op of its own:
 - `ceil_mode` pools pad the end of each axis so that the last window exists (max
@@ -256,19 +257,40 @@ def global_pool(node: Node) -> list[Tensor]:
 
 
 @converter("BatchNormalization", attributes={"epsilon", "momentum", "training_mode"})
-def batch_normalization(node: Node) -> list[Tensor]:
-    """Inference: `(x - mean) / √(var + ε) · scale + bias` per channel (axis 1)."""
-    if node.int("training_mode", 0) or any(node.proto.output[1:]):
-        raise node.error(
-            "training mode (or its running-statistics outputs) is not supported: dflow "
-            "imports BatchNormalization for inference"
-        )
+def batch_normalization(node: Node) -> list[Tensor | None]:
+    """Inference: `(x - mean) / √(var + ε) · scale + bias` per channel (axis 1); in
+    training mode, with the batch's own mean and (population) variance over every
+    axis but the channels', and the running statistics `input · momentum + batch ·
+    (1 - momentum)` as the second and third outputs (ONNX's function)."""
     x, scale, bias, mean, var = (node.input(i) for i in range(5))
     epsilon = node.float("epsilon", 1e-5)
+    shape = (x.shape[1], *([1] * (len(x.shape) - 2)))
+    training = bool(node.int("training_mode", 0))
+    if not training and any(node.proto.output[1:]):
+        raise node.error("the running-statistics outputs are defined in training mode only")
+    if training:
+        return _training_batch_normalization(node, x, scale, bias, (mean, var), epsilon)
     a = scale * (var + epsilon).rsqrt()
     b = bias - mean * a
-    shape = (x.shape[1], *([1] * (len(x.shape) - 2)))
     return [x * a.reshape(shape) + b.reshape(shape)]
+
+
+def _training_batch_normalization(
+    node: Node, x: Tensor, scale: Tensor, bias: Tensor, running: tuple[Tensor, Tensor],
+    epsilon: float,
+) -> list[Tensor | None]:  # fmt: skip
+    axes = [0, *range(2, len(x.shape))]
+    shape = (x.shape[1], *([1] * (len(x.shape) - 2)))
+    batch_mean = x.mean(axes)
+    centered = x - batch_mean.reshape(shape)
+    batch_var = (centered * centered).mean(axes)
+    y = centered * ((batch_var + epsilon).rsqrt() * scale).reshape(shape) + bias.reshape(shape)
+    momentum = node.float("momentum", 0.9)
+    mean, var = (
+        r * momentum + b * (1.0 - momentum)
+        for r, b in zip(running, (batch_mean, batch_var), strict=True)
+    )
+    return [y, mean, var]
 
 
 @converter("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})
@@ -367,11 +389,17 @@ def _per_group(node: Node, x: Tensor, groups: int, index: int) -> Tensor:
 
 @converter("Dropout", attributes={"seed", "ratio"})
 def dropout(node: Node) -> list[Tensor | None]:
-    """Inference: the input, and an all-true mask when the mask is asked for."""
+    """Inference, or training with a ratio of 0 (which drops nothing and scales by
+    1): the input, and an all-true mask when the mask is asked for."""
     x = node.input(0)
     training = node.constant(2, "training_mode")
     if training is not None and bool(np.any(training)):
-        raise node.error("training_mode=true is not supported: dflow imports Dropout for inference")
+        ratio = node.constant(1, "ratio")
+        if ratio is None or float(ratio.reshape(-1)[0]) != 0.0:
+            raise node.error(
+                "training_mode=true with a ratio other than 0 is not supported: dflow "
+                "imports Dropout for inference (it draws no random numbers)"
+            )
     mask = (
         node.graph.constant(np.ones(x.shape, dtype=np.bool_))
         if len(node.proto.output) > 1
