@@ -22,6 +22,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import PassFailedException
 
+from dflow import layer_norm, rem
 from dflow.dialects.df import AddNOp, ConstantOp
 from dflow.dialects.df.annotations import BACKWARD
 from dflow.driver.loading.source import make_context, parse_module
@@ -345,6 +346,25 @@ def test_reduce_max_splits_ties() -> None:
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 def test_softmax(axis: int) -> None:
     check_gradients(lambda x: x.softmax(axis), normal(2, 3, 4))
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4)], ids=str)
+def test_layer_norm(shape: tuple[int, ...]) -> None:
+    """Of the input, the scale and the bias; rows of 1-D, 2-D and 3-D inputs."""
+    n = shape[-1]
+    check_gradients(
+        lambda x, s, b: layer_norm(x, s, b, 1e-3),
+        normal(*shape),
+        normal(n, seed=1),
+        normal(n, seed=2),
+    )
+
+
+def test_rem() -> None:
+    """fmod's gradient away from its jumps: `a/b` in (2.2, 2.8), so trunc(a/b) = 2."""
+    b = normal(3, 4, seed=1) ** 2 + 0.5
+    a = b * rng(2).uniform(2.2, 2.8, (3, 4))
+    check_gradients(rem, a, b)
 
 
 SHAPE_OPS: list[tuple[str, Body, tuple[int, ...]]] = [

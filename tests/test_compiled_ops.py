@@ -37,6 +37,7 @@ from compiled_support import (
 )
 from xdsl.dialects.builtin import TensorType
 
+from dflow import layer_norm
 from dflow.backend.numba.module import emit_modules
 from dflow.dialects import df
 from dflow.driver.compilation.compiler import compile_module, write_modules
@@ -609,6 +610,32 @@ def test_long_rows_reduce_in_lanes(tmp_path: Path, dtype: str) -> None:
         return results
 
     check(tmp_path, [exact, long, wide], body)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_layer_norm_rows(tmp_path: Path, dtype: str) -> None:
+    """Rows shorter and longer than the lanes, a fused prologue, a large offset (the
+    variance of centered values, not E[x²] - mean²), a 1-D input."""
+    rng = np.random.default_rng(12)
+    short, long = normal(rng, (3, 5), dtype), normal(rng, (2, 4, 37), dtype)
+    offset = (normal(rng, (4, 16), dtype) + 1000).astype(DTYPES[dtype])
+    scales = [normal(rng, (n,), dtype) for n in (5, 37, 16)]
+
+    def body(
+        g: Graph, short: Tensor, long: Tensor, offset: Tensor, *p: Tensor
+    ) -> dict[str, Tensor]:
+        s5, s37, s16 = p
+        return {
+            "rows of 5": layer_norm(short, s5, s5),
+            "rows of 37, epsilon 0.1": layer_norm(long, s37, s37 * 2.0, 0.1),
+            "after a fused tanh": layer_norm(long.tanh(), s37, s37),
+            "offset by 1000": layer_norm(offset, s16, s16),
+            "1-D": layer_norm(s37, s37, s37),
+        }
+
+    # at 1000, an f32 holds x to 6e-5: the centered values differ by that much between
+    # orders of summing; E[x²] - mean² would lose every digit (1e6 - 1e6)
+    check(tmp_path, [short, long, offset, *scales], body, f32_atol=2e-4)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -19,8 +19,10 @@ import pytest
 from numpy.typing import NDArray
 from onnx import ModelProto, NodeProto, TensorProto, ValueInfoProto, helper, numpy_helper
 from onnx_models import onnx_runtime
+from xdsl.dialects.func import FuncOp
 
 import dflow
+from dflow.driver.compilation.compiler import lower
 from dflow.driver.compilation.interpreted import interpret
 from dflow.frontend.onnx import OnnxImportError, import_model
 
@@ -85,10 +87,11 @@ def layer_norm_model(axis: int, shape: Sequence[int], outputs: int) -> ModelProt
     )
 
 
-@pytest.mark.parametrize(("axis", "outputs"), [(-1, 1), (1, 3)])
+@pytest.mark.parametrize(("axis", "outputs"), [(-1, 1), (1, 1), (1, 3)])
 def test_layer_normalization_matches_onnx_runtime(axis: int, outputs: int) -> None:
     """Over the last axis of a (2, 5, 16) input with scale and bias (as a transformer
-    has it), and over the last two with the Mean and InvStdDev outputs."""
+    has it: one `df.layer_norm`), over the last two (one `df.layer_norm` of the two
+    flattened), and over the last two with the Mean and InvStdDev outputs (composed)."""
     shape = (2, 5, 16)
     model = layer_norm_model(axis, shape, outputs)
     x = (np.random.default_rng(0).standard_normal(shape) * 3 + 1).astype(np.float32)
@@ -98,6 +101,22 @@ def test_layer_normalization_matches_onnx_runtime(axis: int, outputs: int) -> No
         for got, want in zip(actual, expected, strict=True):
             assert got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_layer_normalization_is_one_fused_kernel() -> None:
+    """Y alone imports as one `df.layer_norm` and lowers to one kernel, whose rows
+    compute the mean and the variance once each."""
+    module = import_model(layer_norm_model(-1, (2, 5, 16), 1))
+    assert [op.name for op in module.walk() if op.name.startswith("df.")].count(
+        "df.layer_norm"
+    ) == 1
+    lowered = lower(module)
+    kernels = [
+        op for op in lowered.walk() if isinstance(op, FuncOp) and "df.kernel" in op.attributes
+    ]
+    assert len(kernels) == 1
+    body = [op.name for op in kernels[0].walk()]
+    assert body.count("math.rsqrt") == 1 and body.count("arith.divf") == 2
 
 
 def test_layer_normalization_computes_mean_and_variance_once() -> None:

@@ -270,6 +270,14 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     return _emit(tensor.graph, lambda: df.SoftmaxOp(tensor.value, axis))
 
 
+def layer_norm(x: Tensor, scale: Tensor, bias: Tensor, epsilon: float = 1e-5) -> Tensor:
+    """`df.layer_norm`: `x` normalized along its last axis (mean 0, variance 1, `epsilon`
+    added to the variance), times `scale`, plus `bias` (both of the last axis's length)."""
+    tensors = [_tensor("layer_norm", i, t) for i, t in enumerate((x, scale, bias))]
+    values = [t.value for t in tensors]
+    return _emit(tensors[0].graph, lambda: df.LayerNormOp(*values, epsilon=epsilon))
+
+
 def concat(tensors: Sequence[Tensor], axis: int) -> Tensor:
     """`df.concat`: NumPy's `concatenate` along `axis` (converted to a common type)."""
     parts = promoted("concat", _tensors("concat", tensors))

@@ -56,6 +56,7 @@ class Recurrent(torch.nn.Module):
 
 
 def _transformers() -> Any:
+    vision.torchvision()  # transformers' models import torchvision when it is installed
     import transformers  # noqa: PLC0415 (an optional package: only its models need it)
 
     return transformers

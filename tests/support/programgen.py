@@ -3,7 +3,7 @@
 `generate(seed)` builds a verified `@main` over every op family of the dialect
 (elementwise, compare, select, cast, addn, matmul with transposes and batches,
 conv2d with its gradients, pools with theirs, transpose, reshape, broadcast_to,
-reductions, softmax, concat, slice, constants) on values whose shapes broadcast
+reductions, softmax, layer_norm, concat, slice, constants) on values whose shapes broadcast
 to one base shape `A x B`, where either size may be 0 or 1; one main element type
 (f32, f64, i32, i64 or i1) with casts to the others and to the narrow types (f16,
 bf16, i8, i16, ui8, ui16, ui32, ui64), whose values then flow on through the ops
@@ -59,7 +59,7 @@ from dflow.driver.compilation.compiler import compile_module, write_modules
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.frontend import Graph, Tensor, addn, concat, select
 from dflow.frontend.builder import element_type
-from dflow.frontend.ops import gather, gather_elements, scatter_add
+from dflow.frontend.ops import gather, gather_elements, layer_norm, rem, scatter_add
 from dflow.interpreters.df import run_function
 from dflow.runtime import load_program
 from dflow.runtime.dtypes import is_floating
@@ -90,7 +90,9 @@ EXACT_UNARY = ("neg", "abs", "relu", "square", "identity", "sqrt", "reciprocal")
 ROUNDING = ("floor", "ceil", "round")
 """Exact, but a step: applied to exact values only (a value within the tolerance of an
 integer could round the other way)."""
-EXACT_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
+EXACT_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "rem")
+STEPS = ("rem",)
+"""Binary ops that jump (`fmod` at the multiples of its divisor): of exact values only."""
 
 
 @dataclass
@@ -230,6 +232,7 @@ class _Builder:
             self.movement,
             self.reduction,
             self.softmax,
+            self.layer_norm,
             self.concat_slice,
             self.indexing,
         ]
@@ -253,6 +256,7 @@ class _Builder:
             return None
         y = self.value(x.element, besides=x)
         names = list(BINARY_FLOAT if x.element in FLOATS else BINARY_NUMBER)
+        names = [name for name in names if (x.exact and y.exact) or name not in STEPS]
         name = names[int(self.rng.integers(len(names)))]
         if self.chance(0.5):
             x, y = y, x
@@ -377,6 +381,16 @@ class _Builder:
         if not self.base[axis]:
             return None
         return Value(self.full(x).softmax(axis), False)
+
+    def layer_norm(self) -> Value | None:
+        """Along the last axis, with a scale and a bias (operands or constants)."""
+        x = self.pick(FLOATS)
+        if x is None or not self.base[1]:
+            return None
+        scale = self.operand(x.element, (self.base[1],))
+        bias = self.constant(x.element, (self.base[1],)).tensor
+        epsilon = float(self.rng.choice([1e-5, 0.1]))
+        return Value(layer_norm(self.full(x), scale, bias, epsilon), False)
 
     def concat_slice(self) -> Value | None:
         x = self.pick()
@@ -522,6 +536,7 @@ BINARY_FLOAT: dict[str, Callable[[_Builder, Value, Value], Tensor]] = {
     "pow": lambda b, x, y: (
         _guarded(x.tensor, b, x) ** y.tensor.maximum(b.scalar(y, -3)).minimum(b.scalar(y, 3))
     ),
+    "rem": lambda b, x, y: rem(x.tensor, _guarded(y.tensor, b, y)),
 }
 
 

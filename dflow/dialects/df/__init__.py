@@ -68,6 +68,7 @@ from dflow.dialects.df.nn import (
 from dflow.dialects.df.shape_ops import (
     BroadcastToOp,
     ConcatOp,
+    LayerNormOp,
     ReduceMaxOp,
     ReduceMeanOp,
     ReduceOp,
@@ -110,6 +111,7 @@ __all__ = [
     "GreaterOp",
     "IdentityOp",
     "IndexingOp",
+    "LayerNormOp",
     "LessEqualOp",
     "LessOp",
     "LogOp",
@@ -203,6 +205,7 @@ DF = Dialect(
         ReduceSumOp,
         ReduceMeanOp,
         ReduceMaxOp,
+        LayerNormOp,
         SoftmaxOp,
         ConcatOp,
         SliceOp,

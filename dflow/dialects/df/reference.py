@@ -59,6 +59,14 @@ def softmax(x: Array, axis: int) -> Array:
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
 
+def layer_norm(x: Array, scale: Array, bias: Array, epsilon: float) -> Array:
+    """Normalized along the last axis, then scaled and shifted; in `x`'s dtype."""
+    centered = x - np.mean(x, axis=-1, keepdims=True)
+    variance = np.mean(centered * centered, axis=-1, keepdims=True)
+    inverse = (1 / np.sqrt(variance + x.dtype.type(epsilon))).astype(x.dtype)
+    return (centered * inverse * scale + bias).astype(x.dtype)
+
+
 def matmul(a: Array, b: Array, transpose_a: bool, transpose_b: bool) -> Array:
     if transpose_a:
         a = np.swapaxes(a, -1, -2)

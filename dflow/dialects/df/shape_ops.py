@@ -1,5 +1,5 @@
 """Shape ops and reductions: transpose, reshape, broadcast_to, reduce_*, softmax,
-concat and slice."""
+layer_norm, concat and slice."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    f64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -234,6 +242,55 @@ class SoftmaxOp(UnaryShapeOp):
 
     def semantics(self, inputs: Sequence[Array]) -> Array:
         return reference.softmax(inputs[0], self.axis_value)
+
+
+@irdl_op_definition
+class LayerNormOp(DfOp, HasSemantics):
+    """`(x - mean) / sqrt(var + epsilon) · scale + bias` along the last axis, the mean
+    and the (population) variance of each row computed once: ONNX's and PyTorch's
+    layer normalization of the last axis (of several trailing axes, as one after a
+    reshape). `scale` and `bias` are of the last axis's length."""
+
+    name = "df.layer_norm"
+
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    result = result_def(TensorType)
+    epsilon = prop_def(FloatAttr, default_value=FloatAttr(1e-5, f64))
+
+    traits = traits_def(Pure(), Reduction(flops=8))
+    assembly_format = "$input `,` $scale `,` $bias " + FUNCTIONAL_SYNTAX
+
+    def __init__(self, input: Value, scale: Value, bias: Value, epsilon: float = 1e-5):
+        super().__init__(
+            operands=[input, scale, bias],
+            result_types=[_type(input)],
+            properties={"epsilon": FloatAttr(epsilon, f64)},
+        )
+
+    @property
+    def epsilon_value(self) -> float:
+        return float(self.epsilon.value.data)
+
+    def verify_types(self) -> None:
+        element = element_of(self.input.type)
+        require_elements("operand", element, FLOATS)
+        shape = shape_of(self.input.type)
+        if not shape:
+            raise ShapeError(f"the input {self.input.type} has no axis to normalize")
+        row = TensorType(element, shape[-1:])
+        for name, value in (("scale", self.scale), ("bias", self.bias)):
+            if value.type != row:
+                raise ShapeError(
+                    f"{name} must be {row} (the last axis of {self.input.type}), got {value.type}"
+                )
+        if self.epsilon_value < 0:
+            raise ShapeError(f"epsilon must not be negative, got {self.epsilon_value}")
+        require_result(self.result.type, TensorType(element, shape), [self.input.type])
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.layer_norm(inputs[0], inputs[1], inputs[2], self.epsilon_value)
 
 
 @irdl_op_definition

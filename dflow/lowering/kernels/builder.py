@@ -201,12 +201,14 @@ class KernelLowering:
             return
         if is_library_op(head):
             self.contraction(head)
-        closer = tail if isinstance(tail, so.ReduceOp | so.SoftmaxOp) else None
+        closer = tail if isinstance(tail, so.ReduceOp | so.SoftmaxOp | so.LayerNormOp) else None
         self.elementwise_results(exclude={head} if is_library_op(head) else set(), closer=closer)
         if isinstance(closer, so.ReduceOp):
             self.reduce(closer)
         elif isinstance(closer, so.SoftmaxOp):
             self.softmax(closer)
+        elif isinstance(closer, so.LayerNormOp):
+            self.layer_norm(closer)
 
     def contraction(self, head: Operation) -> None:
         result = head.results[0]
@@ -337,37 +339,68 @@ class KernelLowering:
         their sum, the division. The passes that store have no loop-carried value, so
         they vectorize (`exp` included); the two reductions read stored values only,
         in independent lanes (`reduce_in_lanes`)."""
-        shape = shape_of(op.input.type)
-        axis = op.axis_value % len(shape)
-        kept = [a for a in range(len(shape)) if a != axis]
         element = static_tensor(op.result.type).element_type
-        out = self.results[op.result]
+
+        def passes(row: _Row) -> None:
+            largest = row.fold(arith.MaximumfOp, float("-inf"), row.load)
+            row.update(
+                lambda b, iv: b.emit(math.ExpOp(b.emit(arith.SubfOp(row.load(b, iv), largest))))
+            )
+            total = row.fold(arith.AddfOp, 0, row.load)
+            row.update(lambda b, iv: b.emit(arith.DivfOp(row.load(b, iv), total)))
+
+        self.rows(op, op.axis_value, element, passes)
+
+    def layer_norm(self, op: so.LayerNormOp) -> None:
+        """Each row in five passes over the result's own row, as `softmax`: the fused
+        input stored, its sum (the mean, once), `x - mean` stored, the sum of its
+        squares (the variance, once), `(x - mean) · rsqrt(var + ε) · scale + bias`
+        stored; the reductions read stored values, in independent lanes. (Four
+        passes, recomputing `x - mean` in the last two instead of storing it, run
+        a fifth slower: `bench/layer_norm.py`.)"""
+        element = static_tensor(op.result.type).element_type
+        axis = len(shape_of(op.input.type)) - 1
+        length = shape_of(op.input.type)[axis]
+
+        def passes(row: _Row) -> None:
+            body = row.body
+            count = constant(length, element, body.emit)
+            mean = body.emit(arith.DivfOp(row.fold(arith.AddfOp, 0, row.load), count))
+            row.update(lambda b, iv: b.emit(arith.SubfOp(row.load(b, iv), mean)))
+
+            def square(b: KernelBody, iv: SSAValue) -> SSAValue:
+                value = row.load(b, iv)
+                return b.emit(arith.MulfOp(value, value))
+
+            variance = body.emit(arith.DivfOp(row.fold(arith.AddfOp, 0, square), count))
+            epsilon = constant(op.epsilon_value, element, body.emit)
+            inverse = body.emit(math.RsqrtOp(body.emit(arith.AddfOp(variance, epsilon))))
+
+            def normalized(b: KernelBody, iv: SSAValue) -> SSAValue:
+                evaluator = self.evaluator(b)
+                scaled = b.emit(arith.MulfOp(b.emit(arith.MulfOp(row.load(b, iv), inverse)),
+                                             evaluator.at(op.scale, (iv,))))  # fmt: skip
+                return b.emit(arith.AddfOp(scaled, evaluator.at(op.bias, (iv,))))
+
+            row.update(normalized)
+
+        self.rows(op, axis, element, passes)
+
+    def rows(
+        self, op: Operation, axis: int, element: Attribute, passes: Callable[[_Row], None]
+    ) -> None:
+        """A parallel loop over the rows of `op`'s operand 0 along `axis`: each row's
+        fused input stored into the result's row, then `passes` over it."""
+        shape = shape_of(op.operands[0].type)
+        kept = [a for a in range(len(shape)) if a != axis]
 
         def row(body: KernelBody, kept_index: Index) -> None:
             evaluator = self.evaluator(body)
-
-            def at(iv: SSAValue) -> Index:
-                return _merge(kept, kept_index, (axis,), (iv,))
-
-            def update(function: Callable[[KernelBody, SSAValue], SSAValue]) -> None:
-                def store(b: KernelBody, iv: SSAValue, c: Index) -> list[SSAValue]:
-                    b.store(function(b, iv), out, at(iv))
-                    return []
-
-                body.loop(shape[axis], [], store)
-
-            def reduce(combine: type[arith.MaximumfOp | arith.AddfOp], init: SSAValue) -> SSAValue:
-                return body.reduce_in_lanes(
-                    shape[axis], init, lambda b, iv: b.load(out, at(iv)), combine
-                )
-
-            update(lambda b, iv: evaluator.child(b).at(op.input, at(iv)))
-            largest = reduce(arith.MaximumfOp, constant(float("-inf"), element, body.emit))
-            update(
-                lambda b, iv: b.emit(math.ExpOp(b.emit(arith.SubfOp(b.load(out, at(iv)), largest))))
+            current = _Row(
+                body, self.results[op.results[0]], shape[axis], axis, kept, kept_index, element
             )
-            total = reduce(arith.AddfOp, constant(0, element, body.emit))
-            update(lambda b, iv: b.emit(arith.DivfOp(b.load(out, at(iv)), total)))
+            current.update(lambda b, iv: evaluator.child(b).at(op.operands[0], current.at(iv)))
+            passes(current)
 
         self.body.parallel(tuple(shape[a] for a in kept), row)
 
@@ -379,6 +412,45 @@ class KernelLowering:
             body.store(body.load(source, input_index(body, index)), out, index)
 
         self.body.parallel(shape_of(op.results[0].type), build)
+
+
+@dataclass
+class _Row:
+    """One row of a row op's result (`softmax`, `layer_norm`) inside the parallel
+    loop over rows: passes that store into it, and folds over it."""
+
+    body: KernelBody
+    out: SSAValue
+    length: int
+    axis: int
+    kept: Sequence[int]
+    kept_index: Index
+    element: Attribute
+
+    def at(self, iv: SSAValue) -> Index:
+        return _merge(self.kept, self.kept_index, (self.axis,), (iv,))
+
+    def load(self, body: KernelBody, iv: SSAValue) -> SSAValue:
+        return body.load(self.out, self.at(iv))
+
+    def update(self, function: Callable[[KernelBody, SSAValue], SSAValue]) -> None:
+        """A loop storing `function(i)` into element `i` of the row."""
+
+        def store(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
+            b.store(function(b, iv), self.out, self.at(iv))
+            return []
+
+        self.body.loop(self.length, [], store)
+
+    def fold(
+        self,
+        combine: Callable[[SSAValue, SSAValue], Operation],
+        init: float,
+        value: Callable[[KernelBody, SSAValue], SSAValue],
+    ) -> SSAValue:
+        """The fold of `value(i)` over the row by `combine`, in independent lanes."""
+        start = constant(init, self.element, self.body.emit)
+        return self.body.reduce_in_lanes(self.length, start, value, combine)
 
 
 def _merge(kept: Sequence[int], kept_index: Index, axes: Sequence[int], axes_index: Index) -> Index:

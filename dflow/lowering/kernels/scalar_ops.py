@@ -187,12 +187,14 @@ _INT_BINARY: dict[type[Operation], type[Operation]] = {
     ew.MaximumOp: arith.MaxSIOp,
     ew.MinimumOp: arith.MinSIOp,
     ew.PowOp: math.IPowIOp,
+    ew.RemOp: arith.RemSIOp,
 }
 _UINT_BINARY: dict[type[Operation], type[Operation]] = {
     **_INT_BINARY,
     ew.DivOp: arith.DivUIOp,
     ew.MaximumOp: arith.MaxUIOp,
     ew.MinimumOp: arith.MinUIOp,
+    ew.RemOp: arith.RemUIOp,
 }
 """ui64's (the one unsigned type that computes as itself: `df-widen`)."""
 _PREDICATES: dict[type[Operation], tuple[str, str, str]] = {

@@ -376,6 +376,29 @@ def _softmax(e: Emitter, op: so.SoftmaxOp, g: SSAValue, wanted: Sequence[bool]) 
     return [e.mul(y, e.emit(ew.SubOp(g, total)))]
 
 
+@gradient(so.LayerNormOp)
+def _layer_norm(e: Emitter, op: so.LayerNormOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
+    """With `x̂ = (x - mean)·r`, `r = rsqrt(var + ε)` and `d = g·scale`: `dx = r·(d -
+    mean(d) - x̂·mean(d·x̂))` along the last axis, `dscale = Σ g·x̂` and `dbias = Σ g`
+    over the rows."""
+    last = [len(shape_of(op.input.type)) - 1]
+    centered = e.emit(ew.SubOp(op.input, e.emit(so.ReduceMeanOp(op.input, last, True))))
+    variance = e.emit(so.ReduceMeanOp(e.mul(centered, centered), last, True))
+    inverse = e.emit(ew.RsqrtOp(e.emit(ew.AddOp(variance, e.scalar(op.epsilon_value, g)))))
+    normalized = e.mul(centered, inverse)
+
+    def input_grad() -> SSAValue:
+        d = e.mul(g, op.scale)
+        d_mean = e.emit(so.ReduceMeanOp(d, last, True))
+        projection = e.emit(so.ReduceMeanOp(e.mul(d, normalized), last, True))
+        inner = e.emit(ew.SubOp(e.emit(ew.SubOp(d, d_mean)), e.mul(normalized, projection)))
+        return e.mul(inverse, inner)
+
+    makers = (input_grad, lambda: e.unbroadcast(e.mul(g, normalized), op.scale.type),
+              lambda: e.unbroadcast(g, op.bias.type))  # fmt: skip
+    return [make() if want else None for make, want in zip(makers, wanted, strict=True)]
+
+
 @gradient(so.ReshapeOp)
 def _reshape(e: Emitter, op: so.ReshapeOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
     return [e.reshape(g, shape_of(op.input.type))]

@@ -577,3 +577,52 @@ func.func @rem(%a: tensor<5xf64>, %b: tensor<5xf64>) -> tensor<5xf64> {
   %r = df.rem %a, %b : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
   func.return %r : tensor<5xf64>
 }
+
+// -----
+
+// layer_norm along the rows, as softmax: per row, five loops over the result's row:
+// the input stored (a fused prologue's values, where df-fuse made one), its sum
+// (the mean, once), x - mean stored, the sum of its squares (the variance, once), then
+// (x - mean) * rsqrt(var + epsilon) * scale + bias stored.
+
+// CHECK-LABEL: func.func private @layer_norm_0(
+// CHECK-SAME:      %[[X:.*]]: memref<2x8xf32>, %[[S:.*]]: memref<8xf32>, %[[B:.*]]: memref<8xf32>, %[[Y:.*]]: memref<2x8xf32>) attributes {df.kernel, df.source = ["df.layer_norm"]
+// CHECK:         ^{{.*}}(%[[ROW:.*]]: index):
+// CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[I]]] : memref<2x8xf32>
+// CHECK-NEXT:        memref.store %[[V]], %[[Y]][%[[ROW]], %[[I]]] : memref<2x8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[N:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
+// CHECK:           arith.addf
+// CHECK:           }
+// CHECK-NEXT:      %[[MEAN:.*]] = arith.divf %[[SUM]], %[[N]] : f32
+// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]][%[[ROW]], %[[J]]] : memref<2x8xf32>
+// CHECK-NEXT:        %[[C:.*]] = arith.subf %[[V]], %[[MEAN]] : f32
+// CHECK-NEXT:        memref.store %[[C]], %[[Y]][%[[ROW]], %[[J]]] : memref<2x8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[SQUARES:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO2]]) -> (f32) {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]]
+// CHECK-NEXT:        %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : f32
+// CHECK:           }
+// CHECK-NEXT:      %[[VAR:.*]] = arith.divf %[[SQUARES]], %[[N]] : f32
+// CHECK-NEXT:      %[[EPS:.*]] = arith.constant 1.000000e-05 : f32
+// CHECK-NEXT:      %[[SHIFTED:.*]] = arith.addf %[[VAR]], %[[EPS]] : f32
+// CHECK-NEXT:      %[[INV:.*]] = math.rsqrt %[[SHIFTED]] : f32
+// CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]][%[[ROW]], %[[K]]] : memref<2x8xf32>
+// CHECK-NEXT:        %[[NORM:.*]] = arith.mulf %[[V]], %[[INV]] : f32
+// CHECK-NEXT:        %[[SV:.*]] = memref.load %[[S]][%[[K]]] : memref<8xf32>
+// CHECK-NEXT:        %[[SCALED:.*]] = arith.mulf %[[NORM]], %[[SV]] : f32
+// CHECK-NEXT:        %[[BV:.*]] = memref.load %[[B]][%[[K]]] : memref<8xf32>
+// CHECK-NEXT:        %[[OUT:.*]] = arith.addf %[[SCALED]], %[[BV]] : f32
+// CHECK-NEXT:        memref.store %[[OUT]], %[[Y]][%[[ROW]], %[[K]]] : memref<2x8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.reduce
+func.func @layer_norm(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  %y = df.layer_norm %x, %s, %b : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}

@@ -435,3 +435,25 @@ func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = df.abs %d : (tensor<4xf32>) -> tensor<4xf32>
   func.return %e : tensor<4xf32>
 }
+
+// -----
+
+// layer_norm closes its group like softmax: its elementwise prologue (the relu) is
+// fused in front, its scale and bias are inputs of the group, and the tanh after
+// it is left out.
+
+// CHECK-LABEL: func.func @layer_norm_closes(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = df.fused(%[[BX:.*]] = %[[X]], %[[BS:.*]] = %[[S]], %[[BB:.*]] = %[[B]]) {kind = "reduction", name = "fused_relu_0"}
+// CHECK-NEXT:      %[[R:.*]] = df.relu %[[BX]]
+// CHECK-NEXT:      %[[N:.*]] = df.layer_norm %[[R]], %[[BS]], %[[BB]]
+// CHECK-NEXT:      df.yield %[[N]] : tensor<4x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[T:.*]] = df.tanh %[[Y]]
+// CHECK-NEXT:    func.return %[[T]]
+func.func @layer_norm_closes(%x: tensor<4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %r = df.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = df.layer_norm %r, %s, %b : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %t = df.tanh %y : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %t : tensor<4x8xf32>
+}

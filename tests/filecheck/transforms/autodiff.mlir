@@ -116,3 +116,37 @@ func.func @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
   %l = df.reduce_sum %r : (tensor<3xf32>) -> tensor<f32>
   func.return %l : tensor<f32>
 }
+
+// -----
+
+// layer_norm: with x̂ = (x - mean)·r, r = rsqrt(var + ε) and d = g·scale, the
+// input's gradient is r·(d - mean(d) - x̂·mean(d·x̂)) along the last axis; the
+// scale's is Σ g·x̂ over the rows (the bias's, Σ g, is not asked for here).
+
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[X:.*]]: tensor<3x6xf32>, %[[S:.*]]: tensor<6xf32>, %[[B:.*]]: tensor<6xf32>) -> (tensor<f32>, tensor<3x6xf32>, tensor<6xf32>)
+// CHECK:         %[[G:.*]] = df.broadcast_to %{{.*}} {df.backward} : (tensor<1x1xf32>) -> tensor<3x6xf32>
+// CHECK-NEXT:    %[[MU:.*]] = df.reduce_mean %[[X]] {df.backward, keepdims = true, axes = array<i64: 1>}
+// CHECK-NEXT:    %[[C:.*]] = df.sub %[[X]], %[[MU]] {df.backward}
+// CHECK-NEXT:    %[[C2:.*]] = df.mul %[[C]], %[[C]] {df.backward}
+// CHECK-NEXT:    %[[VAR:.*]] = df.reduce_mean %[[C2]] {df.backward, keepdims = true, axes = array<i64: 1>}
+// CHECK-NEXT:    %[[EPS:.*]] = df.constant {df.backward} dense<1.000000e-05> : tensor<f32>
+// CHECK-NEXT:    %[[VE:.*]] = df.add %[[VAR]], %[[EPS]] {df.backward}
+// CHECK-NEXT:    %[[R:.*]] = df.rsqrt %[[VE]] {df.backward}
+// CHECK-NEXT:    %[[XH:.*]] = df.mul %[[C]], %[[R]] {df.backward}
+// CHECK-NEXT:    %[[D:.*]] = df.mul %[[G]], %[[S]] {df.backward}
+// CHECK-NEXT:    %[[DM:.*]] = df.reduce_mean %[[D]] {df.backward, keepdims = true, axes = array<i64: 1>}
+// CHECK-NEXT:    %[[DX:.*]] = df.mul %[[D]], %[[XH]] {df.backward}
+// CHECK-NEXT:    %[[P:.*]] = df.reduce_mean %[[DX]] {df.backward, keepdims = true, axes = array<i64: 1>}
+// CHECK-NEXT:    %[[S1:.*]] = df.sub %[[D]], %[[DM]] {df.backward}
+// CHECK-NEXT:    %[[XP:.*]] = df.mul %[[XH]], %[[P]] {df.backward}
+// CHECK-NEXT:    %[[IN:.*]] = df.sub %[[S1]], %[[XP]] {df.backward}
+// CHECK-NEXT:    %[[GX:.*]] = df.mul %[[R]], %[[IN]] {df.backward}
+// CHECK-NEXT:    %[[GXH:.*]] = df.mul %[[G]], %[[XH]] {df.backward}
+// CHECK-NEXT:    %[[GS:.*]] = df.reduce_sum %[[GXH]] {df.backward, axes = array<i64: 0>}
+// CHECK-NEXT:    func.return %{{.*}}, %[[GX]], %[[GS]]
+func.func @main(%x: tensor<3x6xf32>, %s: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<f32> {
+  %y = df.layer_norm %x, %s, %b : (tensor<3x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<3x6xf32>
+  %l = df.reduce_sum %y : (tensor<3x6xf32>) -> tensor<f32>
+  func.return %l : tensor<f32>
+}

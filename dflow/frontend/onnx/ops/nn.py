@@ -312,6 +312,9 @@ def layer_normalization(node: Node) -> list[Tensor]:
     if not rank:
         raise node.error("X is a scalar: there is no axis to normalize over")
     axes = list(range(node.axis(node.int("axis", -1), rank), rank))
+    fused = _fused_layer_norm(node, x, scale, bias, axes)
+    if fused is not None:
+        return [fused]
     stage = x if element == f32 else x.cast(f32)
     mean = stage.mean(axes, keepdims=True)
     centered = stage - mean
@@ -326,6 +329,42 @@ def layer_normalization(node: Node) -> list[Tensor]:
         shapes = [list(p.shape) for p in (scale, bias) if p is not None]
         raise node.error(f"Scale and B of shapes {shapes} do not broadcast to X's {list(x.shape)}")
     return [y, mean, inverse]
+
+
+def _fused_layer_norm(
+    node: Node, x: Tensor, scale: Tensor, bias: Tensor | None, axes: list[int]
+) -> Tensor | None:
+    """`df.layer_norm` over the normalized axes flattened into one (a reshape, free),
+    when X is FLOAT (its own stash type), only Y is asked for, and Scale and B
+    broadcast to the normalized shape; None otherwise (the composed form serves)."""
+    shape = x.shape[axes[0] :]
+    if node.element(x) != f32 or any(node.proto.output[1:]):
+        return None
+    parameters = [scale] if bias is None else [scale, bias]
+    if any(not _broadcasts_to(p.shape, shape) for p in parameters):
+        return None
+    length = math.prod(shape)
+    rows = [_row(p, shape, length) for p in parameters]
+    if bias is None:
+        rows.append(node.graph.constant(np.zeros(length, np.float32)))
+    epsilon = node.float("epsilon", 1e-5)
+    flat = x if len(axes) == 1 else x.reshape((*x.shape[: axes[0]], length))
+    y = node.emit(df.LayerNormOp(flat.value, rows[0].value, rows[1].value, epsilon))
+    return y if len(axes) == 1 else y.reshape(x.shape)
+
+
+def _row(parameter: Tensor, shape: Sequence[int], length: int) -> Tensor:
+    """Scale or B broadcast to the normalized shape, as one row of `length`."""
+    if parameter.shape != tuple(shape):
+        parameter = parameter.broadcast_to(shape)
+    return parameter if parameter.shape == (length,) else parameter.reshape((length,))
+
+
+def _broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    try:
+        return len(shape) <= len(target) and np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 def _normalized(x: Tensor, axes: list[int], epsilon: float) -> Tensor:

@@ -342,3 +342,43 @@ func.func @slice_result(%x: tensor<4x8xf32>) {
   %0 = df.slice %x {start = array<i64: 1, 2>, limit = array<i64: 3, 8>} : (tensor<4x8xf32>) -> tensor<2x8xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}df.layer_norm: scale must be tensor<8xf32> (the last axis of tensor<2x8xf32>), got tensor<2x8xf32>{{$}}
+func.func @layer_norm_scale_shape(%x: tensor<2x8xf32>, %b: tensor<8xf32>) {
+  %0 = df.layer_norm %x, %x, %b : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.layer_norm: bias must be tensor<8xf32> (the last axis of tensor<2x8xf32>), got tensor<8xf64>{{$}}
+func.func @layer_norm_bias_type(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf64>) {
+  %0 = df.layer_norm %x, %s, %b : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf64>) -> tensor<2x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.layer_norm: operand must have a floating-point element type, got i32{{$}}
+func.func @layer_norm_integers(%x: tensor<2x8xi32>, %s: tensor<8xi32>) {
+  %0 = df.layer_norm %x, %s, %s : (tensor<2x8xi32>, tensor<8xi32>, tensor<8xi32>) -> tensor<2x8xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.layer_norm: the input tensor<f32> has no axis to normalize{{$}}
+func.func @layer_norm_scalar(%x: tensor<f32>) {
+  %0 = df.layer_norm %x, %x, %x : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.layer_norm: epsilon must not be negative, got -1.0{{$}}
+func.func @layer_norm_epsilon(%x: tensor<2x8xf32>, %s: tensor<8xf32>) {
+  %0 = df.layer_norm %x, %s, %s {epsilon = -1.0 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  func.return
+}

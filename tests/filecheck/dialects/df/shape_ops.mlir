@@ -157,3 +157,21 @@ func.func @slice(%x: tensor<4x8xf32>, %s: tensor<i64>) -> tensor<2x6xf32> {
   %3 = df.slice %s {start = array<i64>, limit = array<i64>} : (tensor<i64>) -> tensor<i64>
   func.return %0 : tensor<2x6xf32>
 }
+
+// -----
+
+// layer_norm: along the last axis, with a scale and a bias of its length; epsilon
+// defaults to 1e-5 (not printed when given so).
+
+// CHECK-LABEL: func.func @layer_norm(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3x8xf32>, %[[S:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>, %[[D:.*]]: tensor<5xf64>, %[[E:.*]]: tensor<5xf64>)
+func.func @layer_norm(%x: tensor<2x3x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>, %d: tensor<5xf64>, %e: tensor<5xf64>) {
+  // CHECK-NEXT: df.layer_norm %[[X]], %[[S]], %[[B]] : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  // CHECK-NEXT: df.layer_norm %[[X]], %[[S]], %[[B]] {epsilon = 1.000000e-03 : f64} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  // CHECK-NEXT: df.layer_norm %[[D]], %[[E]], %[[E]] : (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
+  // CHECK-NEXT: func.return
+  %0 = df.layer_norm %x, %s, %b : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  %1 = df.layer_norm %x, %s, %b {epsilon = 1.0e-03 : f64} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  %2 = df.layer_norm %d, %e, %e {epsilon = 1.0e-05 : f64} : (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
+  func.return
+}
