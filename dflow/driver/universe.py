@@ -67,7 +67,12 @@ def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
 
         return NumbaTarget
 
-    return {"numba": get_numba}
+    def get_llvm() -> type[Target]:
+        from dflow.backend.llvm.module import LlvmTarget
+
+        return LlvmTarget
+
+    return {"numba": get_numba, "df-llvm": get_llvm}
 
 
 DFLOW_UNIVERSE = Universe(

@@ -79,6 +79,8 @@ def _emitter(name: str) -> Callable[[ModuleOp], str]:
         stream = io.StringIO()
         try:
             target.emit(make_context(), module, stream)
+        except NotImplementedError as error:  # what a target cannot print yet
+            raise DflowError(f"-t {target.name}: {first_line(error)}") from None
         except (DiagnosticException, ValueError) as error:
             raise DflowError(
                 f"-t {target.name}: {first_line(error)}; it prints lowered modules: "

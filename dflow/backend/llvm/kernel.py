@@ -1,0 +1,375 @@
+"""One kernel as an LLVM IR function: `scf` loops, `arith` and `math` ops, `memref`
+loads and stores over statically shaped buffers, printed as LLVM's textual IR.
+
+A kernel's memref arguments become pointers (`ptr`, opaque), indexed row-major by
+their static shapes; `scf.for` becomes a loop with its carried values as `phi`s,
+`scf.parallel` nested loops (run in order). Floats keep LLVM's own types (`half`,
+`bfloat`, `float`, `double`), so f16 and bf16 convert by `fpext`/`fptrunc`;
+`arith` ops map to LLVM's instructions and intrinsics of the same meaning (`frem`
+is C's `fmod`, `llvm.maximum` propagates NaN as `arith.maximumf`). What this printer
+does not handle yet (library calls, scratch buffers, the 8- and 4-bit floats and
+2- and 4-bit integers) is refused with a `UnsupportedKernelError` naming the op.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from math import prod
+from typing import cast
+
+from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from dflow.dialects.upstream import RemFOp
+
+FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double"}
+"""LLVM's type of each float df kernels compute or store in."""
+
+BINARY = {
+    arith.AddfOp: "fadd",
+    arith.SubfOp: "fsub",
+    arith.MulfOp: "fmul",
+    arith.DivfOp: "fdiv",
+    RemFOp: "frem",
+    arith.AddiOp: "add",
+    arith.SubiOp: "sub",
+    arith.MuliOp: "mul",
+    arith.DivUIOp: "udiv",
+}
+"""`arith` ops that are one LLVM instruction of the same name's meaning."""
+
+INTRINSICS = {
+    arith.MaximumfOp: "llvm.maximum",
+    arith.MinimumfOp: "llvm.minimum",
+    arith.MaxSIOp: "llvm.smax",
+    arith.MinSIOp: "llvm.smin",
+    arith.MaxUIOp: "llvm.umax",
+    arith.MinUIOp: "llvm.umin",
+    math.ExpOp: "llvm.exp",
+    math.LogOp: "llvm.log",
+    math.SqrtOp: "llvm.sqrt",
+    math.AbsFOp: "llvm.fabs",
+    math.FloorOp: "llvm.floor",
+    math.CeilOp: "llvm.ceil",
+    math.RoundEvenOp: "llvm.roundeven",
+    math.SinOp: "llvm.sin",
+    math.CosOp: "llvm.cos",
+    math.PowFOp: "llvm.pow",
+}
+"""Ops that are an LLVM intrinsic overloaded on their type (`llvm.exp.f32`, ...)."""
+
+LIBM = {math.TanhOp: "tanh", math.ErfOp: "erf"}
+"""Ops that are a C library function: `tanhf` on float, `tanh` on double."""
+
+CASTS = {
+    arith.ExtFOp: "fpext",
+    arith.TruncFOp: "fptrunc",
+    arith.SIToFPOp: "sitofp",
+    arith.UIToFPOp: "uitofp",
+    arith.FPToSIOp: "fptosi",
+    arith.FPToUIOp: "fptoui",
+    arith.ExtSIOp: "sext",
+    arith.ExtUIOp: "zext",
+    arith.TruncIOp: "trunc",
+}
+
+
+class UnsupportedKernelError(NotImplementedError):
+    """A kernel holds an op or a type this printer does not handle yet."""
+
+
+def llvm_type(type: Attribute) -> str:
+    """LLVM's name of a scalar type of a kernel (index is i64)."""
+    if isinstance(type, IndexType):
+        return "i64"
+    if isinstance(type, IntegerType):
+        width = cast(IntegerType, type).bitwidth
+        if width < 8 and width != 1:
+            raise UnsupportedKernelError(
+                f"{type} values (2- and 4-bit integers) are not printed yet"
+            )
+        return f"i{width}"
+    name = FLOAT_TYPES.get(str(type))
+    if name is None:
+        raise UnsupportedKernelError(f"{type} values are not printed yet")
+    return name
+
+
+def _suffix(type: str) -> str:
+    """An intrinsic's type suffix: `f32` for float, `i64` for i64."""
+    return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}.get(type, type)
+
+
+def literal(attribute: Attribute) -> str:
+    """A constant as an LLVM operand: floats as the hex of their double (exact), as
+    LLVM requires; integers in decimal; booleans as `true`/`false`."""
+    if isinstance(attribute, FloatAttr):
+        value = _rounded(float(attribute.value.data), str(attribute.type))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return "0x" + struct.pack(">d", value).hex().upper()
+    assert isinstance(attribute, IntegerAttr)
+    value = int(attribute.value.data)
+    if llvm_type(attribute.type) == "i1":  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return "true" if value else "false"
+    return str(value)
+
+
+def _rounded(value: float, type: str) -> float:
+    """`value` rounded to `type`'s precision (LLVM refuses a constant its type cannot
+    hold exactly): f32 and f16 by `struct`, bf16 by `ml_dtypes`."""
+    if type == "f32":
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    if type == "f16":
+        return float(struct.unpack("<e", struct.pack("<e", value))[0])
+    if type == "bf16":
+        import ml_dtypes  # noqa: PLC0415 (bf16 constants only)
+        import numpy as np  # noqa: PLC0415
+
+        return float(np.array(value, ml_dtypes.bfloat16))
+    return value
+
+
+@dataclass
+class KernelPrinter:
+    """Prints one kernel function; `declarations` collects the intrinsics and library
+    functions it calls, for the module to declare once."""
+
+    declarations: set[str]
+    lines: list[str] = field(default_factory=list[str])
+    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+    counter: int = 0
+    block: str = "entry"
+
+    def fresh(self, hint: str = "v") -> str:
+        self.counter += 1
+        return f"%{hint}{self.counter}"
+
+    def value(self, value: SSAValue) -> str:
+        return self.names[value]
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " + line)
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+        self.block = name
+
+    def function(self, op: func.FuncOp) -> list[str]:
+        arguments: list[str] = []
+        for index, argument in enumerate(op.body.block.args):
+            buffer = argument.type
+            if not isinstance(buffer, MemRefType):
+                raise UnsupportedKernelError(
+                    f"argument {index} of @{op.sym_name.data} is not a buffer"
+                )
+            llvm_type(cast(MemRefType[Attribute], buffer).element_type)  # refused early
+            self.names[argument] = f"%a{index}"
+            arguments.append(f"ptr %a{index}")
+        self.lines.append(f"define void @{op.sym_name.data}({', '.join(arguments)}) {{")
+        self.label("entry")
+        self.ops(op.body.block)
+        self.lines.append("}")
+        return self.lines
+
+    def ops(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        if isinstance(op, scf.ForOp):
+            self.for_loop(op)
+        elif isinstance(op, scf.ParallelOp):
+            self.parallel(op)
+        elif isinstance(op, memref.LoadOp | memref.StoreOp):
+            self.memory(op)
+        elif isinstance(op, scf.ReduceOp | scf.YieldOp):
+            return
+        elif isinstance(op, func.ReturnOp):
+            self.emit("ret void")
+        elif isinstance(op, memref.CastOp | memref.CollapseShapeOp):
+            self.names[op.results[0]] = self.value(op.operands[0])
+        elif not op.results:  # a library call, a store into scratch, ...
+            raise UnsupportedKernelError(f"{op.name} is not printed yet")
+        else:
+            self.scalar(op)
+
+    def scalar(self, op: Operation) -> None:
+        """An `arith` or `math` op on scalars."""
+        if isinstance(op, arith.ConstantOp):
+            self.names[op.result] = literal(op.value)
+            return
+        result = op.results[0]
+        name = self.fresh()
+        self.names[result] = name
+        self.emit(f"{name} = {self.expression(op)}")
+
+    def expression(self, op: Operation) -> str:
+        operands = [self.value(o) for o in op.operands]
+        ty = llvm_type(op.operands[0].type) if op.operands else ""
+        kind = op.__class__
+        if kind in BINARY:
+            return f"{BINARY[kind]} {ty} {operands[0]}, {operands[1]}"
+        if kind in INTRINSICS:
+            return self.call(f"{INTRINSICS[kind]}.{_suffix(ty)}", ty, operands)
+        if kind in LIBM:
+            return self.call(LIBM[kind] + ("f" if ty == "float" else ""), ty, operands)
+        if kind in CASTS:
+            return f"{CASTS[kind]} {ty} {operands[0]} to {llvm_type(op.results[0].type)}"
+        return self.special(op, ty, operands)
+
+    def call(self, callee: str, ty: str, operands: Sequence[str]) -> str:
+        """A call of a function of `ty` operands to `ty`, declared once per module."""
+        self.declarations.add(f"declare {ty} @{callee}({', '.join([ty] * len(operands))})")
+        return f"call {ty} @{callee}({', '.join(f'{ty} {o}' for o in operands)})"
+
+    def special(self, op: Operation, ty: str, operands: Sequence[str]) -> str:
+        """Comparisons, selects, negation, rsqrt, bitcasts and the division that
+        returns 0 for a 0 divisor (as the numba target's `_divide_toward_zero`)."""
+        if isinstance(op, arith.CmpfOp | arith.CmpiOp):
+            kind = "fcmp" if isinstance(op, arith.CmpfOp) else "icmp"
+            return f"{kind} {_predicate(op)} {ty} {operands[0]}, {operands[1]}"
+        if isinstance(op, arith.SelectOp):
+            chosen = llvm_type(op.results[0].type)
+            return f"select i1 {operands[0]}, {chosen} {operands[1]}, {chosen} {operands[2]}"
+        if isinstance(op, arith.NegfOp):
+            return f"fneg {ty} {operands[0]}"
+        if isinstance(op, math.RsqrtOp):
+            root = self.fresh()
+            self.emit(f"{root} = {self.call(f'llvm.sqrt.{_suffix(ty)}', ty, operands)}")
+            return f"fdiv {ty} 0x3FF0000000000000, {root}"
+        if isinstance(op, arith.DivSIOp):
+            return self.signed_division(ty, operands)
+        if isinstance(op, arith.BitcastOp):
+            return f"bitcast {ty} {operands[0]} to {llvm_type(op.results[0].type)}"
+        raise UnsupportedKernelError(f"{op.name} is not printed yet")
+
+    def signed_division(self, ty: str, operands: Sequence[str]) -> str:
+        zero = self.fresh()
+        self.emit(f"{zero} = icmp eq {ty} {operands[1]}, 0")
+        safe = self.fresh()
+        self.emit(f"{safe} = select i1 {zero}, {ty} 1, {ty} {operands[1]}")
+        quotient = self.fresh()
+        self.emit(f"{quotient} = sdiv {ty} {operands[0]}, {safe}")
+        return f"select i1 {zero}, {ty} 0, {ty} {quotient}"
+
+    def memory(self, op: memref.LoadOp | memref.StoreOp) -> None:
+        buffer = op.memref
+        assert isinstance(buffer.type, MemRefType)
+        element = llvm_type(buffer.type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        offset = self.offset(tuple(buffer.type.get_shape()), [self.value(i) for i in op.indices])  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        address = self.fresh("p")
+        self.emit(f"{address} = getelementptr {element}, ptr {self.value(buffer)}, i64 {offset}")
+        if isinstance(op, memref.LoadOp):
+            name = self.fresh()
+            self.names[op.res] = name
+            self.emit(f"{name} = load {element}, ptr {address}")
+        else:
+            self.emit(f"store {element} {self.value(op.value)}, ptr {address}")
+
+    def offset(self, shape: tuple[int, ...], indices: Sequence[str]) -> str:
+        """The row-major offset of `indices` in a buffer of `shape`."""
+        total = "0"
+        for axis, index in enumerate(indices):
+            stride = prod(shape[axis + 1 :])
+            term = index
+            if stride != 1:
+                term = self.fresh("o")
+                self.emit(f"{term} = mul i64 {index}, {stride}")
+            if total == "0":
+                total = term
+            else:
+                summed = self.fresh("o")
+                self.emit(f"{summed} = add i64 {total}, {term}")
+                total = summed
+        return total
+
+    def for_loop(self, op: scf.ForOp) -> None:
+        body = op.body.block
+
+        def inner() -> list[str]:
+            self.ops(body)
+            last = body.last_op
+            return [self.value(v) for v in last.operands] if isinstance(last, scf.YieldOp) else []
+
+        carried = Carried(list(body.args[1:]), [self.value(v) for v in op.iter_args])
+        bounds = (self.value(op.lb), self.value(op.ub), self.value(op.step))
+        for result, name in zip(
+            op.results, self.loop(body.args[0], carried, bounds, inner), strict=True
+        ):
+            self.names[result] = name
+
+    def parallel(self, op: scf.ParallelOp) -> None:
+        body = op.body.block
+        self.nest(body, list(zip(op.lowerBound, op.upperBound, op.step, strict=True)), 0)
+
+    def nest(self, body: Block, bounds: Sequence[Sequence[SSAValue]], depth: int) -> None:
+        """The loops of an `scf.parallel` from `depth` in, one inside the other."""
+        if depth == len(bounds):
+            self.ops(body)
+            return
+
+        def inner() -> list[str]:
+            self.nest(body, bounds, depth + 1)
+            return []
+
+        lb, ub, step = (self.value(v) for v in bounds[depth])
+        self.loop(body.args[depth], Carried([], []), (lb, ub, step), inner)
+
+    def loop(
+        self,
+        induction: SSAValue,
+        carried: Carried,
+        bounds: tuple[str, str, str],
+        inner: Callable[[], list[str]],
+    ) -> list[str]:
+        """A counted loop: a header of `phi`s and the test, the body (`inner`, which
+        returns the values it carries on), the increment and the back edge from
+        wherever the body ended; the carried values' names after the loop are the
+        header's `phi`s."""
+        self.counter += 1
+        header, entry, done = (f"loop{self.counter}", f"body{self.counter}", f"done{self.counter}")
+        before = self.block
+        iv = self.fresh("i")
+        phis = [self.fresh("c") for _ in carried.values]
+        self.names[induction] = iv
+        self.names.update(zip(carried.values, phis, strict=True))
+        self.emit(f"br label %{header}")
+        self.label(header)
+        at = len(self.lines)
+        test = self.fresh("t")
+        self.emit(f"{test} = icmp slt i64 {iv}, {bounds[1]}")
+        self.emit(f"br i1 {test}, label %{entry}, label %{done}")
+        self.label(entry)
+        yielded = inner()
+        following = self.fresh("i")
+        self.emit(f"{following} = add i64 {iv}, {bounds[2]}")
+        self.emit(f"br label %{header}")
+        latch = self.block
+        incoming = [f"{iv} = phi i64 [ {bounds[0]}, %{before} ], [ {following}, %{latch} ]"]
+        for name, value, init, next_ in zip(
+            phis, carried.values, carried.inits, yielded, strict=True
+        ):
+            incoming.append(
+                f"{name} = phi {llvm_type(value.type)} [ {init}, %{before} ], [ {next_}, %{latch} ]"
+            )
+        self.lines[at:at] = ["  " + line for line in incoming]
+        self.label(done)
+        return phis
+
+
+@dataclass(frozen=True)
+class Carried:
+    """The values a loop carries (its block's arguments) and their initial names."""
+
+    values: list[SSAValue]
+    inits: list[str]
+
+
+def _predicate(op: arith.CmpfOp | arith.CmpiOp) -> str:
+    float_names = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+                   "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]  # fmt: skip
+    int_names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+    names = float_names if isinstance(op, arith.CmpfOp) else int_names
+    return names[int(op.predicate.value.data)]

@@ -1,0 +1,68 @@
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(m.split(chr(10), 1)[1].split('// -' '----')[0]).verify() for m in sys.stdin.read().split('; ----- ')[1:]]"
+
+// The df-llvm target prints each CPU device's kernels as one LLVM module (the host
+// function stays the numba target's): buffers are pointers indexed row-major by
+// their static shapes, scf.for a loop whose carried values are phis (the back edge
+// from wherever the body ended), scf.parallel nested loops. The second RUN line
+// parses and verifies every module with llvmlite.
+
+// A row sum: the outer parallel loop, the inner loop carrying the sum.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define void @reduce_sum_0(ptr %[[X:.*]], ptr %[[R:.*]]) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    br label %[[OUTER:loop[0-9]+]]
+// CHECK-NEXT:  [[OUTER]]:
+// CHECK-NEXT:    %[[ROW:.*]] = phi i64 [ 0, %entry ], [ %[[NEXTROW:.*]], %[[LATCH:done[0-9]+]] ]
+// CHECK-NEXT:    %[[T:.*]] = icmp slt i64 %[[ROW]], 2
+// CHECK-NEXT:    br i1 %[[T]], label %[[OBODY:body[0-9]+]], label %[[OEXIT:done[0-9]+]]
+// CHECK-NEXT:  [[OBODY]]:
+// CHECK-NEXT:    br label %[[INNER:loop[0-9]+]]
+// CHECK-NEXT:  [[INNER]]:
+// CHECK-NEXT:    %[[I:.*]] = phi i64 [ 0, %[[OBODY]] ], [ %[[NEXTI:.*]], %[[IBODY:body[0-9]+]] ]
+// CHECK-NEXT:    %[[SUM:.*]] = phi float [ 0x0000000000000000, %[[OBODY]] ], [ %[[ADDED:.*]], %[[IBODY]] ]
+// CHECK:       [[IBODY]]:
+// CHECK-NEXT:    %[[O1:.*]] = mul i64 %[[ROW]], 8
+// CHECK-NEXT:    %[[O2:.*]] = add i64 %[[O1]], %[[I]]
+// CHECK-NEXT:    %[[P:.*]] = getelementptr float, ptr %[[X]], i64 %[[O2]]
+// CHECK-NEXT:    %[[V:.*]] = load float, ptr %[[P]]
+// CHECK-NEXT:    %[[ADDED]] = fadd float %[[SUM]], %[[V]]
+// CHECK-NEXT:    %[[NEXTI]] = add i64 %[[I]], 1
+// CHECK-NEXT:    br label %[[INNER]]
+// CHECK-NEXT:  [[LATCH]]:
+// CHECK-NEXT:    %[[Q:.*]] = getelementptr float, ptr %[[R]], i64 %[[ROW]]
+// CHECK-NEXT:    store float %[[SUM]], ptr %[[Q]]
+// CHECK-NEXT:    %[[NEXTROW]] = add i64 %[[ROW]], 1
+// CHECK-NEXT:    br label %[[OUTER]]
+// CHECK-NEXT:  [[OEXIT]]:
+// CHECK-NEXT:    ret void
+func.func @sum_rows(%x: tensor<2x8xf32>) -> tensor<2xf32> {
+  %r = df.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+
+// -----
+
+// math ops are LLVM intrinsics overloaded on their type (declared once at the end
+// of the module), tanh the C library's tanhf; f16 is LLVM's half, widened by
+// fpext; constants are the hex of their double, rounded to their type.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:         %[[H:.*]] = load half, ptr
+// CHECK-NEXT:    %[[W:.*]] = fpext half %[[H]] to float
+// CHECK-NEXT:    %[[E:.*]] = call float @llvm.exp.f32(float %[[W]])
+// CHECK-NEXT:    %[[T:.*]] = call float @tanhf(float %[[E]])
+// CHECK-NEXT:    %[[S:.*]] = fmul float %[[T]], 0x3FB99999A0000000
+// CHECK-NEXT:    %[[N:.*]] = fptrunc float %[[S]] to half
+// CHECK-NEXT:    %[[P:.*]] = getelementptr half, ptr %{{.*}}, i64 %{{.*}}
+// CHECK-NEXT:    store half %[[N]], ptr %[[P]]
+// CHECK:       declare float @llvm.exp.f32(float)
+// CHECK-NEXT:  declare float @tanhf(float)
+func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
+  %w = df.cast %h : (tensor<16xf16>) -> tensor<16xf32>
+  %e = df.exp %w : (tensor<16xf32>) -> tensor<16xf32>
+  %t = df.tanh %e : (tensor<16xf32>) -> tensor<16xf32>
+  %c = df.constant dense<0.1> : tensor<f32>
+  %s = df.mul %t, %c : (tensor<16xf32>, tensor<f32>) -> tensor<16xf32>
+  %n = df.cast %s : (tensor<16xf32>) -> tensor<16xf16>
+  func.return %n : tensor<16xf16>
+}

@@ -1,0 +1,166 @@
+"""The `df-llvm` target (issue 33's first step): each CPU device's kernels as one LLVM
+module, checked against the numba target kernel by kernel.
+
+Each program is lowered by dflow's own pipeline; its kernels are printed by both
+targets. The LLVM module is parsed, verified, optimized at -O2 and JIT-compiled by
+llvmlite (the one numba ships); then every kernel runs on the same random buffers
+in both, and every buffer must come out the same (to a float32 rounding: the two
+targets call different `exp`/`tanh`). Kernels the printer does not handle yet
+(library calls) are refused in one line naming the op.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from llvmlite import binding
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+
+from dflow import layer_norm, rem
+from dflow.backend.llvm.kernel import UnsupportedKernelError
+from dflow.backend.llvm.module import emit_llvm_modules
+from dflow.backend.numba.module import emit_modules
+from dflow.dialects.df.arrays import numpy_dtype
+from dflow.dialects.df.symbols import kernel_functions
+from dflow.driver.compilation.compiler import lower
+from dflow.driver.frontdoors.cli import main
+from dflow.frontend import Graph, Tensor
+
+Body = Callable[[Graph], list[Tensor]]
+
+
+def _elementwise(g: Graph) -> list[Tensor]:
+    x, y = g.input("x", (4, 37), "f32"), g.input("y", (37,), "f32")
+    z = (x * y + 1.5).exp().tanh()
+    return [z, (x > y).cast("f32") * x - y, rem(x * 7.0, abs(y) + 0.5)]
+
+
+def _integers(g: Graph) -> list[Tensor]:
+    a, b = g.input("a", (5, 9), "i32"), g.input("b", (9,), "i64")
+    return [a * 3 - a.maximum(2), (b - 2).minimum(b * b).cast("f64"), a.cast("i64") + b]
+
+
+def _rows(g: Graph) -> list[Tensor]:
+    x = g.input("x", (6, 40), "f64")
+    s = g.input("s", (40,), "f64")
+    return [x.softmax(1), layer_norm(x.tanh(), s, s, 1e-3), x.sum([1]), x.max([0])]
+
+
+def _half(g: Graph) -> list[Tensor]:
+    h = g.input("h", (3, 24), "f16")
+    return [(h * h).exp(), h.cast("f32").transpose((1, 0))]
+
+
+PROGRAMS: dict[str, Body] = {
+    "elementwise": _elementwise,
+    "integers": _integers,
+    "rows": _rows,
+    "half": _half,
+}
+
+
+def _lowered(body: Body) -> ModuleOp:
+    graph = Graph("main")
+    graph.output(*body(graph))
+    return lower(graph.module())
+
+
+def _numba_kernels(module: ModuleOp, directory: Path) -> Any:
+    path = directory / "cpu_0.py"
+    path.write_text(emit_modules(module)["cpu:0"])
+    spec = importlib.util.spec_from_file_location("dflow_llvm_check", path)
+    assert spec is not None and spec.loader is not None
+    python = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(python)
+    return python
+
+
+def _jit(text: str) -> Any:
+    binding.initialize_native_target()
+    binding.initialize_native_asmprinter()
+    parsed = binding.parse_assembly(text)
+    parsed.verify()
+    machine = binding.Target.from_default_triple().create_target_machine(opt=2)
+    engine = binding.create_mcjit_compiler(parsed, machine)
+    engine.finalize_object()
+    return engine
+
+
+def _buffers(kernel: Any, rng: np.random.Generator) -> list[np.ndarray[Any, Any]]:
+    arrays: list[np.ndarray[Any, Any]] = []
+    for argument in kernel.body.block.args:
+        assert isinstance(argument.type, MemRefType)
+        dtype = numpy_dtype(argument.type.element_type)
+        shape = tuple(argument.type.get_shape())
+        values = rng.standard_normal(shape) * 3
+        arrays.append(np.ascontiguousarray(values.astype(dtype)))
+    return arrays
+
+
+def _held(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """As the numba target holds it: f16 as its bits."""
+    return array.view(np.uint16) if array.dtype == np.float16 else array
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_every_kernel_computes_as_the_numba_target(name: str, tmp_path: Path) -> None:
+    module = _lowered(PROGRAMS[name])
+    engine = _jit(emit_llvm_modules(module)["cpu:0"])
+    python = _numba_kernels(module, tmp_path)
+    kernels = kernel_functions(module)
+    assert kernels
+    rng = np.random.default_rng(len(name))
+    for kernel in kernels:
+        symbol = kernel.sym_name.data
+        ours, theirs = _buffers(kernel, rng), []
+        theirs = [array.copy() for array in ours]
+        address = engine.get_function_address(symbol)
+        signature = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * len(ours))
+        signature(address)(*[array.ctypes.data for array in ours])
+        getattr(python, symbol)(*[_held(array) for array in theirs])
+        for index, (got, want) in enumerate(zip(ours, theirs, strict=True)):
+            np.testing.assert_allclose(
+                got.astype(np.float64), want.astype(np.float64), rtol=2e-6, atol=1e-6,
+                err_msg=f"{symbol} buffer {index}",
+            )  # fmt: skip
+
+
+def test_a_library_call_is_refused_naming_it() -> None:
+    graph = Graph("main")
+    a, b = graph.input("a", (4, 8), "f32"), graph.input("b", (8, 3), "f32")
+    graph.output(a @ b)
+    with pytest.raises(UnsupportedKernelError, match=r"func\.call is not printed yet"):
+        emit_llvm_modules(lower(graph.module()))
+
+
+MATMUL = """func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  %r = df.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  func.return %r : tensor<4x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("passes", "message"),
+    [
+        (["-p", "df-fuse,df-bufferize,df-plan-buffers,df-lower-host"],
+         "mm.mlir: error: -t df-llvm: func.call is not printed yet"),
+        ([], "mm.mlir: error: -t df-llvm: the df-llvm target cannot print df.matmul; it "
+             "prints lowered modules: run -p df-inline,"),
+    ],
+)  # fmt: skip
+def test_dflow_opt_refuses_in_one_line(
+    passes: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the target cannot print yet, and a module not lowered: one line, exit 1."""
+    source = tmp_path / "mm.mlir"
+    source.write_text(MATMUL)
+    assert main(["opt", str(source), *passes, "-t", "df-llvm"]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and message in error
