@@ -42,7 +42,7 @@ from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
 
 COMMANDS = "dflow.driver.frontdoors.commands"
 """The module of the commands' handlers, imported once a command needs it."""
-TARGETS = ("numba",)
+TARGETS = ("numba", "df-llvm")
 """The targets of `dflow opt -t` besides `mlir`: those of `dflow.driver.universe`
 (named here so that `--help` does not import xDSL; a test keeps them equal)."""
 
