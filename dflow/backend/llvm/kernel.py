@@ -8,7 +8,7 @@ their static shapes; `scf.for` becomes a loop with its carried values as `phi`s,
 `arith` ops map to LLVM's instructions and intrinsics of the same meaning (`frem`
 is C's `fmod`, `llvm.maximum` propagates NaN as `arith.maximumf`). What this printer
 does not handle yet (library calls, scratch buffers, the 8- and 4-bit floats and
-2- and 4-bit integers) is refused with a `UnsupportedKernelError` naming the op.
+2- and 4-bit integers) is refused with an `UnsupportedKernelError` naming the op.
 """
 
 from __future__ import annotations

@@ -19,9 +19,10 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import f64, i1, i64
+from xdsl.ir import Attribute
 
 from dflow.dialects import df
-from dflow.dialects.df.arrays import element_type_of
+from dflow.dialects.df.arrays import element_type_of, numpy_dtype
 from dflow.dialects.df.folding import FoldPolicy, constant_operand
 from dflow.dialects.df.types import FLOATS, MINIFLOATS, f4e2m1fn, ui64
 from dflow.frontend.builder import Tensor
@@ -336,8 +337,7 @@ def cast(node: Node) -> list[Tensor]:
     if target == node.element(x):
         return [x]
     if target in FLOAT8S and node.int("saturate", 1):
-        largest = float(ml_dtypes.finfo(dtype).max)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        return [_saturated(x, largest).cast(target)]
+        return [saturated(x, target).cast(target)]
     return [x.cast(target)]
 
 
@@ -345,7 +345,10 @@ FLOAT8S = MINIFLOATS - {f4e2m1fn}
 """The 8-bit floats, whose casts ONNX saturates by default (FLOAT4E2M1 always does)."""
 
 
-def _saturated(x: Tensor, largest: float) -> Tensor:
-    """`clip(x, -largest, largest)`, NaN kept; integers clamped exactly in f64."""
+def saturated(x: Tensor, element: Attribute) -> Tensor:
+    """`x` clamped to the finite range of the float type `element` (NaN kept), as
+    ONNX's saturating casts and quantizations to 8-bit floats do; integers clamped
+    exactly in f64."""
+    largest = float(ml_dtypes.finfo(numpy_dtype(element)).max)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     wide = x if x.type.element_type in FLOATS else x.cast(f64)
     return wide.maximum(-largest).minimum(largest)

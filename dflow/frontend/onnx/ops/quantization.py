@@ -28,6 +28,7 @@ from dflow.dialects.df.types import MINIFLOATS, f4e2m1fn, i2, i4, ui2, ui4, ui8,
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.model import DTYPES, dtype_name
+from dflow.frontend.onnx.ops.elementwise import saturated
 from dflow.frontend.onnx.ops.nn import conv2d_of, numpy_matmul
 from dflow.frontend.onnx.ops.windows import WINDOW_ATTRIBUTES
 
@@ -107,10 +108,7 @@ def _float_quantized(
         if point is not None:
             scaled = scaled + point.cast(scaled.type.element_type)
         return scaled.cast(element)
-    if saturate:
-        largest = float(ml_dtypes.finfo(numpy_dtype(element)).max)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        scaled = scaled.maximum(-largest).minimum(largest)
-    return scaled.cast(element)
+    return (saturated(scaled, element) if saturate else scaled).cast(element)
 
 
 def _wide(value: Tensor) -> Tensor:
