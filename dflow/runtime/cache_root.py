@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+from functools import cache
 from pathlib import Path
 
 STORE = "kernels"
@@ -48,3 +50,52 @@ def sources_digest(package: Path, *also: str) -> str:
         digest.update(str(path.relative_to(package)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def store_folder(key: str) -> Path | None:
+    """The kernel store's folder for `key` (what it holds and the runtime that made
+    it; it may not exist yet), or None where the store or that folder is not private
+    to this user."""
+    store = private_store(cache_root() / STORE)
+    if store is None:
+        return None
+    folder = store / hashlib.sha256(key.encode()).hexdigest()[:24]
+    if foreign(folder):
+        warn_once(folder)
+        return None
+    return folder
+
+
+@cache
+def private_store(store: Path) -> Path | None:
+    """`store`, made `0700` (None, after a warning, where that fails or it is a
+    link, not this user's, or writable by others)."""
+    try:
+        store.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the cache root
+        store.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        warn_once(store)
+        return None
+    if foreign(store):
+        warn_once(store)
+        return None
+    return store
+
+
+def foreign(path: Path) -> bool:
+    """Whether `path` exists and is a link, not this user's, or writable by group or
+    others."""
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return False
+    return path.is_symlink() or status.st_uid != os.getuid() or bool(status.st_mode & 0o022)
+
+
+@cache
+def warn_once(path: Path) -> None:
+    print(
+        f"dflow: warning: not caching kernels in {path}: it could have been written by "
+        "another user or cannot be made; compiling them in memory",
+        file=sys.stderr,
+    )

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import sys
 import uuid
@@ -51,7 +50,7 @@ from typing import Any, BinaryIO
 import numba
 from numba.core import caching
 
-from dflow.runtime.cache_root import STORE, cache_root, sources_digest
+from dflow.runtime.cache_root import sources_digest, store_folder
 from dflow.runtime.library.openblas import numpy_openblas
 
 _numba_caching: Any = caching  # untyped, and what is used of it is private
@@ -104,50 +103,7 @@ def kernel(digest: str, **options: Any) -> Callable[[FunctionType], Any]:
 def kernel_folder(digest: str) -> Path | None:
     """The store's folder for the kernel of `digest` under this runtime (it may not
     exist yet), or None where the store or that folder is not private to this user."""
-    store = _private_store(cache_root() / STORE)
-    if store is None:
-        return None
-    name = hashlib.sha256(f"{digest}\0{runtime_fingerprint()}".encode()).hexdigest()[:24]
-    folder = store / name
-    if _foreign(folder):
-        _warn_once(folder)
-        return None
-    return folder
-
-
-@cache
-def _private_store(store: Path) -> Path | None:
-    """`store`, made `0700` (None, after a warning, where that fails or it is a
-    link, not this user's, or writable by others)."""
-    try:
-        store.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the cache root
-        store.mkdir(mode=0o700, exist_ok=True)
-    except OSError:
-        _warn_once(store)
-        return None
-    if _foreign(store):
-        _warn_once(store)
-        return None
-    return store
-
-
-def _foreign(path: Path) -> bool:
-    """Whether `path` exists and is a link, not this user's, or writable by group or
-    others."""
-    try:
-        status = path.lstat()
-    except FileNotFoundError:
-        return False
-    return path.is_symlink() or status.st_uid != os.getuid() or bool(status.st_mode & 0o022)
-
-
-@cache
-def _warn_once(path: Path) -> None:
-    print(
-        f"dflow: warning: not caching kernels in {path}: it could have been written by "
-        "another user or cannot be made; compiling them in memory",
-        file=sys.stderr,
-    )
+    return store_folder(f"{digest}\0{runtime_fingerprint()}")
 
 
 class _StoreLocator(_numba_caching._CacheLocator):

@@ -23,6 +23,7 @@ from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from dflow.backend.llvm.library import library_routine, print_product
 from dflow.dialects.upstream import RemFOp
 
 FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double"}
@@ -190,10 +191,19 @@ class KernelPrinter:
             self.emit("ret void")
         elif isinstance(op, memref.CastOp | memref.CollapseShapeOp):
             self.names[op.results[0]] = self.value(op.operands[0])
+        elif isinstance(op, func.CallOp):
+            self.library_call(op)
         elif not op.results:  # a library call, a store into scratch, ...
             raise UnsupportedKernelError(f"{op.name} is not printed yet")
         else:
             self.scalar(op)
+
+    def library_call(self, op: func.CallOp) -> None:
+        """A routine of the library: the float products (`library.py`)."""
+        found = library_routine(op)
+        if found is None:
+            raise UnsupportedKernelError(f"{op.callee} is not printed yet")
+        print_product(self, op, *found)
 
     def scalar(self, op: Operation) -> None:
         """An `arith` or `math` op on scalars."""

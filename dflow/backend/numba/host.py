@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, IntegerAttr, MemRefType, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.backend.numba.names import (
     DTYPES,
@@ -111,6 +111,11 @@ def _held(element: str) -> str:
     return ""
 
 
+def held_argument(argument: SSAValue) -> str:
+    """How a host function's argument becomes what the module holds (`_held`)."""
+    return _held(element_name(argument.type))
+
+
 def _signature(types: Sequence[Attribute]) -> list[tuple[tuple[int, ...], str]]:
     result: list[tuple[tuple[int, ...], str]] = []
     for type in types:
@@ -149,7 +154,7 @@ def print_host_function(
     out(f"def {python_name}({', '.join(['rt', *arguments])}):")
     with out.indented():
         for name, argument in zip(arguments, function.args, strict=True):
-            held = _held(element_name(argument.type))
+            held = held_argument(argument)
             if held:
                 out(f"{name} = {name}{held}")
         HostPrinter(out, names, kernels).block(function.body.block)

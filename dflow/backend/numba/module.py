@@ -132,16 +132,9 @@ class ModulePrinter:
 
     def print(self) -> str:
         out = self.out
-        out(f'"""dflow: the program for device {self.device} (emitted by the numba target)."""')
-        out("")
-        out((GPU_HEADER if self.on_gpu else CPU_HEADER).rstrip("\n"))
+        self.preamble()
         out(f'DEVICE = "{self.device}"')
-        for helper in SCALAR_HELPERS.strip().split("\n\n\n"):
-            out("")
-            out("")
-            out("@_inline")
-            for line in helper.split("\n"):
-                out(line)
+        self.helpers()
         globals_ = [op for op in self.scope.ops if isinstance(op, memref.GlobalOp)]
         if any(self.in_binary(op) for op in globals_):
             out("")
@@ -160,6 +153,23 @@ class ModulePrinter:
             out(f"KERNEL_ARGUMENTS = {kernel_arguments(self.numba_kernels)!r}")
             out(f"LIBRARY_CALLS = {self.library_calls!r}")
         return out.text()
+
+    def preamble(self) -> None:
+        """The module's docstring and imports."""
+        self.out(
+            f'"""dflow: the program for device {self.device} (emitted by the numba target)."""'
+        )
+        self.out("")
+        self.out((GPU_HEADER if self.on_gpu else CPU_HEADER).rstrip("\n"))
+
+    def helpers(self) -> None:
+        """The scalar helpers kernels call (`kernel.SCALAR_HELPERS`), inlined."""
+        for helper in SCALAR_HELPERS.strip().split("\n\n\n"):
+            self.out("")
+            self.out("")
+            self.out("@_inline")
+            for line in helper.split("\n"):
+                self.out(line)
 
     def in_binary(self, op: memref.GlobalOp) -> bool:
         """Whether constant `op` goes to the binary file beside the module."""

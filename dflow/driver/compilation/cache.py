@@ -48,10 +48,18 @@ SIGNATURES = "signatures.json"
 (`dflow.driver.loading.arrays`)."""
 
 
-def program_key(text: str, devices: str | None, parallel: bool, passes: str, part: str = "") -> str:
+def program_key(
+    text: str,
+    devices: str | None,
+    parallel: bool,
+    passes: str,
+    part: str = "",
+    target: str = "numba",
+) -> str:
     """The key of a compiled program: its text, the options it was compiled with
-    (`part`: which devices of it, for one MPI rank) and the compiler's fingerprint."""
-    options = (text, devices or "", str(parallel), passes, part, compiler_fingerprint())
+    (`part`: which devices of it, for one MPI rank; `target`: the CPU target) and the
+    compiler's fingerprint."""
+    options = (text, devices or "", str(parallel), passes, part, target, compiler_fingerprint())
     return hashlib.sha256("\0".join(options).encode()).hexdigest()[:24]
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from dflow.backend.llvm.program import LLVM_SUFFIX, llvm_program_files
 from dflow.backend.numba.module import CONSTANTS_SUFFIX, emit_module_files
 from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.symbols import device_modules
@@ -65,6 +66,11 @@ from dflow.transforms.prune import PrunePass
 from dflow.transforms.schedule import SchedulePass
 
 VERIFY_VARIABLE = "DFLOW_VERIFY"
+
+CPU_TARGETS = ("numba", "llvm")
+"""The targets a program's CPU devices compile for (`--target`, `target=`): numba's
+kernels (the default), or one LLVM module per device (`backend/llvm/program.py`).
+GPU devices are numba's either way."""
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
 
 
@@ -163,12 +169,16 @@ def compile_module(
     parallel: bool = False,
     timings: Timings | None = None,
     schedule: str = "best",
+    target: str = "numba",
 ) -> dict[str, str | bytes]:
     """The files of each device's module (the ops ordered by `schedule`: `lower`), by
-    name: its Python source (`cpu_0.py`) and the binary file of its large constants
-    (`cpu_0.bin`) where it has some. `devices`: as `devices_for` takes them (None:
-    the program's pins decide)."""
-    return emitted(module, devices_for(module, devices), parallel, timings, schedule=schedule)
+    name: its Python source (`cpu_0.py`), the binary file of its large constants
+    (`cpu_0.bin`) where it has some, and for the llvm `target` its LLVM module
+    (`cpu_0.ll`). `devices`: as `devices_for` takes them (None: the program's pins
+    decide)."""
+    return emitted(
+        module, devices_for(module, devices), parallel, timings, schedule=schedule, target=target
+    )
 
 
 def emitted(
@@ -178,11 +188,15 @@ def emitted(
     timings: Timings | None = None,
     only: Collection[str] | None = None,
     schedule: str = "best",
+    target: str = "numba",
 ) -> dict[str, str | bytes]:
     """`compile_module` for devices resolved already (`devices_for`, once per
-    command), of `only` those devices under MPI."""
+    command), of `only` those devices under MPI, for the CPU `target` (`TARGETS`)."""
     with cyclic_gc_paused():
         lowered = lower(module, devices, timings, only, schedule)
+        if target == "llvm":
+            with maybe(timings, "emit LLVM IR and Python (the llvm target)"):
+                return llvm_program_files(lowered, parallel)
         with maybe(timings, "emit Python (-t numba)"):
             return emit_module_files(lowered, parallel)
 
@@ -191,9 +205,9 @@ def write_modules(
     sources: Mapping[str, str | bytes], directory: Path, *, private: bool = False
 ) -> None:
     """Write each device's module into `directory` (its source, and the binary file
-    of its large constants where it has one; stale device modules and constant
-    files go), each source stamped with the compiler's fingerprint. Numba's cache of a
-    module's kernels holds the library routines they call, inlined, yet is checked
+    of its large constants and its LLVM module where it has them; stale device
+    modules and the files beside them go), each source stamped with the compiler's
+    fingerprint (an LLVM module in a `;` comment). Numba's cache of a module's kernels holds the library routines they call, inlined, yet is checked
     against that one file only: the stamp makes a new compiler or runtime rewrite the
     file, so the cache is rebuilt instead of running old library code. `private`: the folder is
     made `0700` and the files `0600` (the modules hold the program's constants)."""
@@ -203,22 +217,30 @@ def write_modules(
         raise DflowError(f"cannot write modules into {directory}: it is a file") from None
     except OSError as error:
         raise DflowError(f"cannot write modules into {directory}: {error.strerror}") from None
-    stamp = f"# dflow compiler and runtime {compiler_fingerprint()[:16]}\n"
-    for module in directory.glob("*_[0-9]*.py"):
-        if not _written_by_dflow(module):
-            continue
-        constants = module.with_suffix(CONSTANTS_SUFFIX)
-        if constants.name not in sources:
-            constants.unlink(missing_ok=True)
-        if module.name not in sources:
-            module.unlink()
+    _remove_stale(sources, directory)
+    stamp = f"dflow compiler and runtime {compiler_fingerprint()[:16]}\n"
     mode = 0o600 if private else 0o666
     for name, content in sources.items():
         path = directory / name
         if isinstance(content, bytes):
             _write(path, content, mode)
-        elif not path.exists() or path.read_text() != stamp + content:
-            _write(path, (stamp + content).encode(), mode)
+            continue
+        stamped = ("; " if name.endswith(LLVM_SUFFIX) else "# ") + stamp + content
+        if not path.exists() or path.read_text() != stamped:
+            _write(path, stamped.encode(), mode)
+
+
+def _remove_stale(sources: Mapping[str, str | bytes], directory: Path) -> None:
+    """Remove the device modules dflow wrote into `directory` before that `sources`
+    lacks, and the files beside them."""
+    for module in directory.glob("*_[0-9]*.py"):
+        if not _written_by_dflow(module):
+            continue
+        for beside in (module.with_suffix(CONSTANTS_SUFFIX), module.with_suffix(LLVM_SUFFIX)):
+            if beside.name not in sources:
+                beside.unlink(missing_ok=True)
+        if module.name not in sources:
+            module.unlink()
 
 
 def _written_by_dflow(path: Path) -> bool:
@@ -246,6 +268,7 @@ def compiled_program(
     passes: str = "",
     only: Collection[str] | None = None,
     request: str | None = None,
+    target: str = "numba",
 ) -> LoadedProgram:
     """The loaded program of `text` (parsed as `module`, then run through `passes`),
     compiled once per cache key: the text, the options and the compiler's fingerprint.
@@ -260,7 +283,8 @@ def compiled_program(
     The CPU kernels the kernel store lacks are compiled now, in a process per usable
     core (`runtime/parallel_compile.py`; on one core they compile at first call).
     `only`: the devices of this rank, under MPI (`lower`); none, an empty program.
-    `devices`: as `devices_for` resolved them. `request`: the key of a `dflow run`
+    `devices`: as `devices_for` resolved them; `target`: the CPU target
+    (`TARGETS`). `request`: the key of a `dflow run`
     (`run_options.request_key`: the text and the devices as asked for, which decide
     `devices`), so that the run's cache entry is found from its options alone."""
     if only is not None and not only:
@@ -268,14 +292,14 @@ def compiled_program(
     part = "" if only is None else "mpi:" + ",".join(sorted(only))
     asked = None if devices is None else str(devices)
     keyed = (text, asked) if request is None else (request, None)
-    directory = private_cache_entry(program_key(*keyed, parallel, passes, part))
+    directory = private_cache_entry(program_key(*keyed, parallel, passes, part, target))
     if directory.exists():
         mark_used(directory)
     else:
         scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=directory.parent))
         try:
             signatures = json.dumps(_entry_signatures(module))
-            sources = emitted(module, devices, parallel, only=only)
+            sources = emitted(module, devices, parallel, only=only, target=target)
             write_modules(sources, scratch, private=True)
             _write(scratch / SIGNATURES, signatures.encode(), 0o600)
             (scratch / "__pycache__").mkdir(mode=0o700)  # else made with the umask's mode

@@ -167,6 +167,7 @@ class RankOptions:
     interpret: bool = False
     passes: str = ""
     parallel: bool = False
+    target: str = "numba"
 
 
 def rank_program(
@@ -182,7 +183,13 @@ def rank_program(
         check_gpus(split, DeviceList(tuple(own)))  # this rank's: another host may have more
     listed = DeviceList(tuple(d for d, _ in device_modules(split)))
     program = compiled_program(
-        options.text, split, listed, options.parallel, passes=options.passes, only=own
+        options.text,
+        split,
+        listed,
+        options.parallel,
+        passes=options.passes,
+        only=own,
+        target=options.target,
     )
     return MpiProgram(world, program, ranks, program.transfers)
 

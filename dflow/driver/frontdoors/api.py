@@ -30,7 +30,7 @@ from xdsl.dialects.func import FuncOp
 from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import device_modules, graph_functions
-from dflow.driver.compilation.compiler import compiled_program
+from dflow.driver.compilation.compiler import CPU_TARGETS, compiled_program
 from dflow.driver.compilation.devices import DEFAULT, check_gpus, devices_for
 from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError
@@ -101,6 +101,7 @@ def compile(
     parallel: bool = False,
     shapes: Shapes | None = None,
     mpi: bool = False,
+    target: str = "numba",
 ) -> Program | ShapeSpecialized:
     """Compile `program` and load it: a `Program` that runs `entry` when called.
 
@@ -115,13 +116,24 @@ def compile(
     `mpi`: run under `mpirun`, each device on an MPI rank (device `i` on rank
     `i mod N`, or the rank it names: `cpu:0@1`); every rank calls `compile` and then
     the program alike, rank 0's arguments are used and rank 0 gets the results (the
-    others get None). Raises `DflowError` for a program dflow cannot compile.
+    others get None). `target`: what CPU devices compile for, `"numba"` (numba
+    kernels, the default) or `"llvm"` (one LLVM module per device). Raises
+    `DflowError` for a program dflow cannot compile.
     """
     passes = passes or ""
+    checked_target(target)
     if shapes is None and not mpi and is_model(program) and (names := symbolic_inputs(program)):
-        options = CompileOptions(entry, devices, passes, parallel)
+        options = CompileOptions(entry, devices, passes, parallel, target)
         return ShapeSpecialized(program, names, options)
-    return compile_program(program, entry, devices, passes, parallel, shapes, mpi)
+    return compile_program(program, entry, devices, passes, parallel, shapes, mpi, target)
+
+
+def checked_target(target: str) -> str:
+    """`target` where it is one of `CPU_TARGETS`, else a one-line error."""
+    if target not in CPU_TARGETS:
+        choices = " or ".join(repr(t) for t in CPU_TARGETS)
+        raise DflowError(f"target={target!r}: the CPU targets are {choices}")
+    return target
 
 
 def compile_program(
@@ -132,6 +144,7 @@ def compile_program(
     parallel: bool = False,
     shapes: Shapes | None = None,
     mpi: bool = False,
+    target: str = "numba",
 ) -> Program:
     """`compile` of a program of static shapes (given, where symbolic)."""
     passes = passes or ""
@@ -141,7 +154,9 @@ def compile_program(
     asked = None if devices is None else checked_device_option(devices, "devices")
     request = request_key(text, asked, passes, ordered=not is_partitioned(module))
     placed = devices_for(module, asked)
-    return Program(module, text, placed, parallel, passes, entry, mpi, request=request)
+    return Program(
+        module, text, placed, parallel, passes, entry, mpi, request=request, target=target
+    )
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,7 @@ class CompileOptions:
     devices: str | None
     passes: str
     parallel: bool
+    target: str
 
 
 class ShapeSpecialized:
@@ -185,19 +201,24 @@ class ShapeSpecialized:
         if key not in self.programs:
             o = self.options
             self.programs[key] = compile_program(
-                self.model, o.entry, o.devices, o.passes, o.parallel, shapes
+                self.model, o.entry, o.devices, o.passes, o.parallel, shapes, target=o.target
             )
         return self.programs[key]
 
 
 def _on_ranks(
-    module: ModuleOp, text: str, devices: DeviceList | None, parallel: bool, passes: str
+    module: ModuleOp,
+    text: str,
+    devices: DeviceList | None,
+    parallel: bool,
+    passes: str,
+    target: str,
 ) -> MpiProgram:
     """This MPI rank's part of the program, every rank ready (`driver/compilation/ranks.py`)."""
     from dflow.driver.compilation import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
 
     world = ranks.start_world()
-    options = ranks.RankOptions(text, passes=passes, parallel=parallel)
+    options = ranks.RankOptions(text, passes=passes, parallel=parallel, target=target)
     timeout = DEFAULT_RECV_TIMEOUT_S
     return ranks.ready(world, lambda: ranks.rank_program(world, module, devices, options), timeout)
 
@@ -225,9 +246,11 @@ class Program:
         mpi: bool = False,
         *,
         request: str | None = None,
+        target: str = "numba",
     ):
         """`request`: the cache key of the compile as asked for
-        (`run_options.request_key`), which `dflow run` shares."""
+        (`run_options.request_key`), which `dflow run` shares; `target`: the CPU
+        target (`compile`)."""
         self.module = module.clone()
         """The program as it was checked, before the lowering (for `interpret`)."""
         self.devices = devices
@@ -241,12 +264,12 @@ class Program:
         self.ranked: MpiProgram | None = None
         """This rank's part, under MPI (`mpi=True`)."""
         if mpi:
-            self.ranked = _on_ranks(module.clone(), text, devices, parallel, passes)
+            self.ranked = _on_ranks(module.clone(), text, devices, parallel, passes, target)
             self.loaded = cast(LoadedProgram, self.ranked.parts)
             return
         check_gpus(module, devices)
         self.loaded: LoadedProgram = compiled_program(
-            text, module, devices, parallel, passes=passes, request=request
+            text, module, devices, parallel, passes=passes, request=request, target=target
         )
 
     @cached_property

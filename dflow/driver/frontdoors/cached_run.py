@@ -92,7 +92,7 @@ def _entry(options: RunOptions) -> tuple[Path, EntrySignature] | None:
     orders = [True, False] if options.devices is not None and len(options.devices) > 1 else [True]
     for ordered in orders:
         request = request_text(options, text, ordered=ordered)
-        key = program_key(request, None, options.parallel, options.passes)
+        key = program_key(request, None, options.parallel, options.passes, target=options.target)
         directory = private_cache_entry(key)
         signature = _stored_signature(directory, options.entry)
         if signature is not None:

@@ -134,6 +134,7 @@ def parser() -> argparse.ArgumentParser:
     _program_arguments(compile_, "place and partition on these first")
     compile_.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
     compile_.add_argument("--parallel", action="store_true", help="parallel=True CPU kernels")
+    _target_argument(compile_)
     compile_.add_argument(
         "--time",
         action="store_true",
@@ -182,6 +183,19 @@ def parser() -> argparse.ArgumentParser:
     cache.add_argument("action", choices=("info", "clear"), help="info: report; clear: empty it")
     cache.set_defaults(handler=f"{COMMANDS}:cache_command", file="cache")
     return parser
+
+
+CPU_TARGETS = ("numba", "llvm")
+"""What `--target` chooses among (`dflow.driver.compilation.compiler.CPU_TARGETS`)."""
+
+
+def _target_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--target",
+        choices=CPU_TARGETS,
+        default="numba",
+        help="what CPU devices compile for: numba kernels (default) or one LLVM module per device",
+    )
 
 
 def _opt_arguments(opt: argparse.ArgumentParser) -> None:
@@ -354,6 +368,7 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compile CPU kernels with numba's parallel=True (prange over the outer loop)",
     )
+    _target_argument(run)
     run.add_argument(
         "--mpi",
         action="store_true",

@@ -136,7 +136,7 @@ def compile_program(args: argparse.Namespace) -> None:
     with maybe(timings, "read, parse and verify"):
         _, module = _load_runnable(args)
     devices = devices_for(module, requested_devices(args))
-    sources = emitted(module, devices, args.parallel, timings)
+    sources = emitted(module, devices, args.parallel, timings, target=args.target)
     with maybe(timings, "write the modules"):
         write_modules(sources, Path(args.output))
     for name in sources:
@@ -160,6 +160,7 @@ def _run_compiled(options: RunOptions, key: str, module: ModuleOp, inputs: list[
         options.parallel,
         passes=options.passes,
         request=request_text(options, key, ordered=not is_partitioned(module)),
+        target=options.target,
     )
     try:
         return run_program(program, options, inputs)
@@ -217,7 +218,9 @@ def run_on_mpi(options: RunOptions) -> list[Any] | None:
         prepared["types"] = ranks.entry_types(function)
         signature = feeds.signature(function)
         prepared["inputs"] = signature.inputs(options.inputs, options.seed) if root else None
-        rank_options = ranks.RankOptions(key, options.interpret, options.passes, options.parallel)
+        rank_options = ranks.RankOptions(
+            key, options.interpret, options.passes, options.parallel, options.target
+        )
         return ranks.rank_program(world, module, options.devices, rank_options)
 
     try:

@@ -50,7 +50,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from dflow.dialects.df.arrays import element_type_of, numpy_dtype
 from dflow.dialects.df.types import ALL_ELEMENTS
-from dflow.driver.frontdoors.api import Program, compile_program
+from dflow.driver.frontdoors.api import Program, checked_target, compile_program
 from dflow.driver.loading.source import make_context
 from dflow.frontend.builder import Graph, Tensor
 from dflow.frontend.errors import raised_at, trace_error
@@ -187,6 +187,7 @@ class Jitted:
         devices: str | None = None,
         passes: str | None = None,
         parallel: bool = False,
+        target: str = "numba",
     ):
         functools.update_wrapper(self, fun)
         self.fun = fun
@@ -195,7 +196,12 @@ class Jitted:
         if unknown:
             raise TypeError(f"static_argnames {unknown} are not parameters of {fun.__name__}")
         self.static = frozenset(static_argnames)
-        self.options: dict[str, Any] = {"devices": devices, "passes": passes, "parallel": parallel}
+        self.options: dict[str, Any] = {
+            "devices": devices,
+            "passes": passes,
+            "parallel": parallel,
+            "target": checked_target(target),
+        }
         self.compiled: dict[Any, Compiled] = {}
         self.traces = 0
         """How many times the function was traced (one per new signature)."""
@@ -347,16 +353,18 @@ def jit(
     devices: str | None = None,
     passes: str | None = None,
     parallel: bool = False,
+    target: str = "numba",
 ) -> Any:
     """Compile `fun` on its first call of each argument signature (shapes, dtypes,
     tree structure and the values of `static_argnames`), as `jax.jit`; the result's
-    `traces` counts the traces. `devices`, `passes` and `parallel` are
+    `traces` counts the traces. `devices`, `passes`, `parallel` and `target` are
     `dflow.compile`'s. Use as `@dflow.jit` or `@dflow.jit(static_argnames=...)`."""
     options: dict[str, Any] = {
         "static_argnames": static_argnames,
         "devices": devices,
         "passes": passes,
         "parallel": parallel,
+        "target": target,
     }
     if fun is None:
 

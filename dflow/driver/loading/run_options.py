@@ -49,6 +49,7 @@ class RunOptions:
     interpret: bool = False
     timeout: float = 60.0
     parallel: bool = False
+    target: str = "numba"
     mpi: bool = False
     trace: str | None = None
     profile: bool = False
@@ -99,6 +100,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         args.interpret,
         args.timeout,
         args.parallel,
+        args.target,
         args.mpi,
         args.trace,
         args.profile,

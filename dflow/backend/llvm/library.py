@@ -1,0 +1,179 @@
+"""Library calls of a kernel as LLVM IR: float matrix products as calls of NumPy's
+OpenBLAS.
+
+`func.call @dflow_matmul_<f32|f64>(a, b, out, transpose_a, transpose_b)` is one
+`cblas_?gemm` (row major, the leading dimensions the row lengths, at least 1 as CBLAS
+requires), and `@dflow_batch_matmul_*` one per matrix of the batch, in a loop whose
+operand offsets broadcast as NumPy's `matmul` does. Every shape is static, so the
+sizes are constants; an empty product writes nothing, and a product over an empty
+inner axis zeros its result. The routines are OpenBLAS's `scipy_cblas_?gemm64_` (64-bit
+integers), which `runtime/library/blas.py` loads into LLVM's symbols, so the
+numba and llvm targets call the same code. Other routines (integer products,
+convolutions, pools, indexing) are refused: such a kernel stays the numba target's.
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import TYPE_CHECKING, cast
+
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.ir import Attribute, SSAValue
+
+from dflow.lowering.kernels.names import LIBRARY_PREFIX
+
+if TYPE_CHECKING:
+    from dflow.backend.llvm.kernel import KernelPrinter
+
+GEMM = {"f32": ("scipy_cblas_sgemm64_", "float"), "f64": ("scipy_cblas_dgemm64_", "double")}
+"""Each float element's CBLAS product in NumPy's OpenBLAS, and its LLVM type."""
+
+ROW_MAJOR, NO_TRANSPOSE, TRANSPOSE = 101, 111, 112
+"""The CBLAS enumerations (`CblasRowMajor`, `CblasNoTrans`, `CblasTrans`)."""
+
+
+def library_routine(op: func.CallOp) -> tuple[str, str] | None:
+    """`(routine, element)` of a float product this printer makes, else None."""
+    callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
+    routine, _, element = callee.rpartition("_")
+    if routine in ("matmul", "batch_matmul") and element in GEMM:
+        return routine, element
+    return None
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    """The static shape of a buffer passed to a routine (through its `memref.cast`)."""
+    owner = value.owner
+    source = owner.source if isinstance(owner, memref.CastOp) else value
+    return tuple(cast(MemRefType[Attribute], source.type).get_shape())
+
+
+def _flag(value: SSAValue) -> bool:
+    owner = value.owner
+    assert isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
+    return bool(owner.value.value.data)
+
+
+def print_product(printer: KernelPrinter, op: func.CallOp, routine: str, element: str) -> None:
+    """The product `op` calls, as CBLAS calls."""
+    a, b, out = (_shape(v) for v in op.arguments[:3])
+    pointers = [printer.value(v) for v in op.arguments[:3]]
+    transposes = (_flag(op.arguments[3]), _flag(op.arguments[4]))
+    rows, columns = out[-2:]
+    inner = a[-2] if transposes[0] else a[-1]
+    if rows == 0 or columns == 0 or 0 in out:
+        return
+    ty = GEMM[element][1]
+    if inner == 0:
+        printer.declarations.add("declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)")
+        size = prod(out) * (4 if ty == "float" else 8)
+        printer.emit(f"call void @llvm.memset.p0.i64(ptr {pointers[2]}, i8 0, i64 {size}, i1 0)")
+        return
+    gemm = Gemm(
+        printer, element, (rows, columns, inner), (max(1, a[-1]), max(1, b[-1])), transposes
+    )
+    if routine == "matmul":
+        gemm.call(*pointers)
+        return
+    _batched(printer, gemm, (a, b, out), pointers)
+
+
+class Gemm:
+    """One `cblas_?gemm` call of fixed sizes, on pointers given per call."""
+
+    def __init__(
+        self,
+        printer: KernelPrinter,
+        element: str,
+        sizes: tuple[int, int, int],
+        leading: tuple[int, int],
+        transposes: tuple[bool, bool],
+    ):
+        self.printer = printer
+        self.name, self.ty = GEMM[element]
+        self.sizes, self.leading, self.transposes = sizes, leading, transposes
+        printer.declarations.add(
+            f"declare void @{self.name}(i32, i32, i32, i64, i64, i64, {self.ty}, ptr, i64, "
+            f"ptr, i64, {self.ty}, ptr, i64)"
+        )
+
+    def call(self, a: str, b: str, out: str) -> None:
+        rows, columns, inner = self.sizes
+        op_a, op_b = (TRANSPOSE if t else NO_TRANSPOSE for t in self.transposes)
+        one, zero = "0x3FF0000000000000", "0x0000000000000000"
+        self.printer.emit(
+            f"call void @{self.name}(i32 {ROW_MAJOR}, i32 {op_a}, i32 {op_b}, i64 {rows}, "
+            f"i64 {columns}, i64 {inner}, {self.ty} {one}, ptr {a}, i64 {self.leading[0]}, "
+            f"ptr {b}, i64 {self.leading[1]}, {self.ty} {zero}, ptr {out}, i64 {columns})"
+        )
+
+
+def _batched(
+    printer: KernelPrinter,
+    gemm: Gemm,
+    shapes: tuple[tuple[int, ...], ...],
+    pointers: list[str],
+) -> None:
+    """A loop over the batch: each operand's matrix at the offset its broadcast batch
+    index gives (an axis of size 1, or missing, repeats its one matrix)."""
+    out = shapes[2]
+    batch = out[:-2]
+    count = prod(batch)
+    ty = gemm.ty
+    index = printer.fresh("b")
+    printer.counter += 1
+    header, body, done = (
+        f"batch{printer.counter}",
+        f"bbody{printer.counter}",
+        f"bdone{printer.counter}",
+    )
+    before = printer.block
+    printer.emit(f"br label %{header}")
+    printer.label(header)
+    following = printer.fresh("b")
+    printer.emit(f"{index} = phi i64 [ 0, %{before} ], [ {following}, %{body} ]")
+    test = printer.fresh("t")
+    printer.emit(f"{test} = icmp slt i64 {index}, {count}")
+    printer.emit(f"br i1 {test}, label %{body}, label %{done}")
+    printer.label(body)
+    matrices = [
+        _matrix(printer, pointer, shape, batch, index, ty)
+        for pointer, shape in zip(pointers, shapes, strict=True)
+    ]
+    gemm.call(*matrices)
+    printer.emit(f"{following} = add i64 {index}, 1")
+    printer.emit(f"br label %{header}")
+    printer.label(done)
+
+
+def _matrix(
+    printer: KernelPrinter,
+    pointer: str,
+    shape: tuple[int, ...],
+    batch: tuple[int, ...],
+    index: str,
+    ty: str,
+) -> str:
+    """The address of matrix `index` (of the whole batch, row major) in an operand of
+    `shape`, broadcast to `batch`."""
+    own = (1,) * (len(batch) - len(shape[:-2])) + shape[:-2]
+    size = prod(shape[-2:])
+    offset = "0"
+    for axis, extent in enumerate(batch):
+        if own[axis] == 1:
+            continue
+        position = printer.fresh("q")
+        inner = prod(batch[axis + 1 :])
+        printer.emit(f"{position} = udiv i64 {index}, {inner}")
+        wrapped = printer.fresh("q")
+        printer.emit(f"{wrapped} = urem i64 {position}, {extent}")
+        stride = prod(own[axis + 1 :]) * size
+        term = printer.fresh("q")
+        printer.emit(f"{term} = mul i64 {wrapped}, {stride}")
+        total = printer.fresh("q")
+        printer.emit(f"{total} = add i64 {offset}, {term}")
+        offset = total
+    address = printer.fresh("m")
+    printer.emit(f"{address} = getelementptr {ty}, ptr {pointer}, i64 {offset}")
+    return address

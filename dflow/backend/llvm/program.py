@@ -1,0 +1,294 @@
+"""The llvm target's program: per CPU device, one LLVM module of every kernel and of
+the host code that launches them, and a Python module that loads and calls it.
+
+    dflow compile model.mlir -o out/ --target llvm   # out/cpu_0.py and out/cpu_0.ll
+
+Each kernel is printed as an LLVM function (`kernel.py`); one the printer refuses
+(`UnsupportedKernelError`: a convolution's library call, an 8-bit float, ...) stays
+the numba target's kernel, printed in the Python module as that target prints it.
+The host function stays Python (`rt` calls, as the numba target prints it: outputs,
+transfers, fetches), but each run of launches of LLVM kernels between two ops that
+read or write buffers from Python becomes one LLVM function, a *segment*, taking the
+arena and the other buffers it touches as pointers, with the views of the arena as
+address arithmetic; a view is made in Python only where Python uses it. So a program
+whose kernels are all LLVM's runs as one call into machine code, whatever its number
+of kernels; one with a numba kernel or a transfer in the middle, as one call per
+stretch between them.
+
+The Python module differs from the numba target's in its header: it loads the LLVM
+module beside it (`runtime/llvm_jit.py`: optimized once, object code cached) and
+binds each segment as a `ctypes` function; it imports numba only where a kernel is
+numba's. `KERNELS` lists the segments (with the ops, flops and bytes of the kernels
+they launch) and the numba kernels, so traces and profiles time both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from dflow.backend.llvm.kernel import KernelPrinter, UnsupportedKernelError
+from dflow.backend.numba.host import HostPrinter, entry_record, held_argument
+from dflow.backend.numba.module import (
+    CONSTANTS_SUFFIX,
+    ModulePrinter,
+    kernel_facts,
+    module_file_name,
+)
+from dflow.backend.numba.names import Names
+from dflow.backend.numba.printer import Lines
+from dflow.dialects import dfrt
+from dflow.dialects.devices import DEFAULT_DEVICE
+from dflow.dialects.df.symbols import device_scopes, kernel_functions
+
+LLVM_SUFFIX = ".ll"
+"""The LLVM module of `cpu_0.py` is `cpu_0.ll`."""
+
+LLVM_IMPORT = "from dflow.runtime.llvm_jit import load_llvm as _load_llvm"
+"""The import of the LLVM module's loader, in every module."""
+
+LLVM_HEADER = f"""import numpy as np
+
+{LLVM_IMPORT}
+"""
+"""The imports of a module whose kernels are all LLVM's."""
+
+_PURE = (dfrt.ArenaOp, dfrt.OutputOp, memref.GetGlobalOp, dfrt.ToDeviceOp)
+"""Host ops that neither read nor write a buffer's contents (a CPU's `to_device` is
+the array itself): printed in Python without ending the segment before them."""
+
+
+@dataclass
+class Segment:
+    """Launches of LLVM kernels run as one LLVM function: its arguments are the arena
+    and every other buffer they use, in order of first use."""
+
+    symbol: str
+    python: str
+    launches: list[dfrt.LaunchOp] = field(default_factory=list[dfrt.LaunchOp])
+    buffers: list[SSAValue] = field(default_factory=list[SSAValue])
+
+    def add(self, launch: dfrt.LaunchOp) -> None:
+        self.launches.append(launch)
+        for argument in launch.arguments:
+            if not isinstance(argument.owner, dfrt.ViewOp) and argument not in self.buffers:
+                self.buffers.append(argument)
+
+    def arena(self) -> SSAValue | None:
+        """The arena its views are in (None: it uses no view)."""
+        for launch in self.launches:
+            for argument in launch.arguments:
+                if isinstance(argument.owner, dfrt.ViewOp):
+                    return argument.owner.arena
+        return None
+
+    def llvm(self) -> list[str]:
+        """The segment as an LLVM function: each view an offset from the arena."""
+        parameters = ["ptr %arena"] + [f"ptr %b{i}" for i in range(len(self.buffers))]
+        lines = [f'define void @"{self.symbol}"({", ".join(parameters)}) {{', "entry:"]
+        views: dict[SSAValue, str] = {}
+        for launch in self.launches:
+            pointers: list[str] = []
+            for argument in launch.arguments:
+                owner = argument.owner
+                if isinstance(owner, dfrt.ViewOp):
+                    if argument not in views:
+                        views[argument] = f"%view{len(views)}"
+                        lines.append(
+                            f"  {views[argument]} = getelementptr i8, ptr %arena, "
+                            f"i64 {owner.offset.value.data}"
+                        )
+                    pointers.append(f"ptr {views[argument]}")
+                else:
+                    pointers.append(f"ptr %b{self.buffers.index(argument)}")
+            lines.append(f"  call void @{launch.callee.root_reference.data}({', '.join(pointers)})")
+        lines += ["  ret void", "}"]
+        return lines
+
+
+class SegmentedHostPrinter(HostPrinter):
+    """A host function whose launches of LLVM kernels (`llvm_kernels`, by symbol) are
+    gathered into segments; every other op is printed as the numba target prints it,
+    after the segment before it is called."""
+
+    def __init__(self, out: Lines, names: Names, program: LlvmProgramPrinter, host: str):
+        super().__init__(out, names, program.kernel_names)
+        self.program = program
+        self.host = host
+        self.pending: Segment | None = None
+        self.deferred: set[SSAValue] = set()
+
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.host_op(op)
+        self.flush()
+
+    def host_op(self, op: Operation) -> None:
+        if isinstance(op, dfrt.ViewOp):
+            self.deferred.add(op.result)
+            return
+        if isinstance(op, dfrt.LaunchOp) and self.program.is_llvm(op):
+            if self.pending is None:
+                self.pending = self.program.new_segment(self.host)
+            self.pending.add(op)
+            return
+        if not isinstance(op, _PURE):
+            self.flush()
+        self.materialize(op.operands)
+        self.print_op(op)
+
+    def materialize(self, values: Sequence[SSAValue]) -> None:
+        """The views among `values` made in Python, where not made yet."""
+        for value in values:
+            if value in self.deferred:
+                self.deferred.discard(value)
+                assert isinstance(value.owner, dfrt.ViewOp)
+                self.print_op(value.owner)
+
+    def flush(self) -> None:
+        """The pending segment's call: its arena's address, then its buffers'."""
+        segment, self.pending = self.pending, None
+        if segment is None:
+            return
+        arena = segment.arena()
+        addresses = [self.address(arena)] + [self.address(b) for b in segment.buffers]
+        self.out(f"{segment.python}({', '.join(addresses)})")
+
+    def address(self, value: SSAValue | None) -> str:
+        if value is None:
+            return "0"
+        return f"{self.value(value)}.ctypes.data"
+
+
+@dataclass
+class LlvmProgramPrinter(ModulePrinter):
+    """One CPU device's program for the llvm target: `print()` is its Python module,
+    `llvm` its LLVM module (after `print()`)."""
+
+    llvm_functions: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    """Each LLVM kernel's function, by symbol."""
+    declarations: set[str] = field(default_factory=set[str])
+    refused: dict[str, str] = field(default_factory=dict[str, str])
+    """Why each kernel left to numba is, by symbol."""
+    segments: list[Segment] = field(default_factory=list[Segment])
+
+    def __post_init__(self) -> None:
+        for kernel in kernel_functions(self.scope):
+            declarations: set[str] = set()
+            try:
+                lines = KernelPrinter(declarations).function(kernel)
+            except UnsupportedKernelError as error:
+                self.refused[kernel.sym_name.data] = str(error)
+                continue
+            self.llvm_functions[kernel.sym_name.data] = lines
+            self.declarations |= declarations
+
+    def is_llvm(self, launch: dfrt.LaunchOp) -> bool:
+        return launch.callee.root_reference.data in self.llvm_functions
+
+    def new_segment(self, host: str) -> Segment:
+        index = len(self.segments)
+        python = self.symbols_taken.unique(f"_segment_{host}_{index}", "k")
+        segment = Segment(f"dflow.segment.{host}.{index}", python)
+        self.segments.append(segment)
+        return segment
+
+    def preamble(self) -> None:
+        if self.refused:
+            super().preamble()
+            self.out(LLVM_IMPORT)
+        else:
+            self.out(
+                f'"""dflow: the program for device {self.device} (emitted by the llvm target)."""'
+            )
+            self.out("")
+            self.out(LLVM_HEADER.rstrip("\n"))
+
+    def helpers(self) -> None:
+        if self.refused:
+            super().helpers()
+
+    def kernel(self, op: func.FuncOp) -> None:
+        if op.sym_name.data in self.refused:
+            super().kernel(op)
+
+    def host(self, op: func.FuncOp) -> dict[str, Any]:
+        self.out("")
+        self.out("")
+        name = self.python_name(op.sym_name.data, "f")
+        names = self.module_names()
+        arguments = [names.define(a, f"arg{i}") for i, a in enumerate(op.args)]
+        self.out(f"def {name}({', '.join(['rt', *arguments])}):")
+        with self.out.indented():
+            for argument_name, argument in zip(arguments, op.args, strict=True):
+                held = held_argument(argument)
+                if held:
+                    self.out(f"{argument_name} = {argument_name}{held}")
+            SegmentedHostPrinter(self.out, names, self, name).block(op.body.block)
+        return {**entry_record(op), "function": name}
+
+    def print(self) -> str:
+        text = super().print()
+        lines = Lines()
+        lines("")
+        lines(f"_llvm = _load_llvm(__file__[:-3] + {LLVM_SUFFIX!r})")
+        for segment in self.segments:
+            arity = 1 + len(segment.buffers)
+            lines(f"{segment.python} = _llvm.function({segment.symbol!r}, {arity})")
+        facts = {s.python: self.segment_facts(s) for s in self.segments}
+        lines(f"KERNELS.update({facts!r})")
+        return text + lines.text()
+
+    def segment_facts(self, segment: Segment) -> dict[str, Any]:
+        """What a trace says of a segment: its kernels, their ops, flops and bytes."""
+        kernels = [self.kernel_op(launch) for launch in segment.launches]
+        facts = [kernel_facts(k) for k in kernels]
+        return {
+            "kernels": [k.sym_name.data for k in kernels],
+            "ops": [o for f in facts for o in f["ops"]],
+            "flops": sum(f["flops"] for f in facts),
+            "bytes": sum(f["bytes"] for f in facts),
+        }
+
+    def kernel_op(self, launch: dfrt.LaunchOp) -> func.FuncOp:
+        symbol = launch.callee.root_reference.data
+        return next(k for k in kernel_functions(self.scope) if k.sym_name.data == symbol)
+
+    def llvm(self) -> str:
+        """The device's LLVM module: its kernels, segments and declarations."""
+        lines = [f"; dflow: the program of device {self.device} (emitted by the llvm target)"]
+        for symbol, reason in self.refused.items():
+            lines.append(f"; @{symbol} is the numba target's: {reason}")
+        for function in self.llvm_functions.values():
+            lines += ["", *function]
+        for segment in self.segments:
+            lines += ["", *segment.llvm()]
+        if self.declarations:
+            lines += ["", *sorted(self.declarations)]
+        return "\n".join(lines) + "\n"
+
+
+def llvm_program_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:
+    """The files of each device's program: for a CPU device its Python module, its
+    LLVM module and the binary file of its large constants where it has some; a GPU
+    device's as the numba target writes them. `parallel`: the numba kernels'
+    option (the LLVM kernels run their loops in order)."""
+    files: dict[str, str | bytes] = {}
+    for named, scope in device_scopes(module):
+        device = named or DEFAULT_DEVICE
+        constants = bytearray()
+        name = module_file_name(device)
+        if device.startswith("gpu"):
+            files[name] = ModulePrinter(scope, parallel, constants=constants).print()
+        else:
+            printer = LlvmProgramPrinter(scope, parallel, constants=constants)
+            files[name] = printer.print()
+            files[name.removesuffix(".py") + LLVM_SUFFIX] = printer.llvm()
+        if constants:
+            files[name.removesuffix(".py") + CONSTANTS_SUFFIX] = bytes(constants)
+    return files

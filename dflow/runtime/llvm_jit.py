@@ -1,0 +1,145 @@
+"""The df-llvm target's machine code: a device's LLVM module compiled once, cached as
+an object file, and its host functions handed to Python as `ctypes` callables.
+
+An emitted module of the llvm target (`backend/llvm/program.py`) loads its LLVM IR,
+`cpu_0.ll` beside it, with `load_llvm`. The module is optimized once, at -O3 with
+LLVM's new pass manager for this machine's CPU and features, and its object code
+(`TargetMachine.emit_object`) is kept in the kernel store under a folder named after
+the digest of the IR, LLVM's version and this CPU (`cache_root.store_folder`: private
+like the rest of the store; where it is not, the code is compiled in memory only).
+A cache hit loads the object into the JIT without parsing or optimizing again. The
+functions are C functions of pointers (`ctypes` releases the GIL around each call,
+so devices in threads run at once); the CBLAS routines of NumPy's OpenBLAS and C's
+math library resolve by name. Nothing here imports numba: a program whose kernels
+are all LLVM's starts without it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import threading
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import llvmlite.binding as llvm
+
+from dflow.runtime.cache_root import store_folder
+from dflow.runtime.library.openblas import numpy_openblas
+
+OPTIMIZATION_LEVEL = 3
+"""LLVM's speed level for every module (-O3)."""
+
+OBJECT_FILE = "module.o"
+"""The object code's file in its store folder."""
+
+_lock = threading.Lock()
+_engines: dict[str, LlvmLibrary] = {}
+"""Each module loaded in this process, by digest: a program loaded twice shares it."""
+
+
+@dataclass
+class LlvmLibrary:
+    """One module's machine code in this process, and its functions."""
+
+    engine: Any
+    functions: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def function(self, name: str, arity: int) -> Any:
+        """The C function `name` of `arity` pointer arguments, as a `ctypes` callable
+        taking addresses (Python ints)."""
+        found = self.functions.get(name)
+        if found is None:
+            address = self.engine.get_function_address(name)
+            if not address:
+                raise LookupError(f"the LLVM module has no function {name}")
+            prototype = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * arity)
+            found = self.functions[name] = prototype(address)
+        return found
+
+
+def _initialized() -> Any:
+    """The host's target machine at `OPTIMIZATION_LEVEL` (LLVM initialized once)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple()
+    features = llvm.get_host_cpu_features().flatten()
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=features, opt=OPTIMIZATION_LEVEL, jit=True
+    )
+
+
+def machine_digest(text: str) -> str:
+    """What the object code of `text` depends on: the IR, LLVM's version, this CPU and
+    its features, and the optimization level."""
+    host = (llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+    parts = (text, ".".join(map(str, llvm.llvm_version_info)), *host, str(OPTIMIZATION_LEVEL))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def compile_object(text: str, machine: Any) -> bytes:
+    """`text` parsed, verified, optimized for `machine` and compiled to object code."""
+    module = llvm.parse_assembly(text)
+    module.verify()
+    module.triple, module.data_layout = machine.triple, str(machine.target_data)
+    tuning = llvm.create_pipeline_tuning_options(speed_level=OPTIMIZATION_LEVEL)
+    builder = llvm.create_pass_builder(machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+    return machine.emit_object(module)
+
+
+def _cached_object(text: str, machine: Any) -> bytes:
+    """The object code of `text`: from the store, else compiled and stored (written
+    `0600` under a temporary name and renamed, so no process reads half of it)."""
+    folder = store_folder("llvm\0" + machine_digest(text))
+    path = None if folder is None else folder / OBJECT_FILE
+    if path is not None and path.is_file():
+        return path.read_bytes()
+    code = compile_object(text, machine)
+    if path is not None:
+        _store(path, code)
+    return code
+
+
+def _store(path: Path, code: bytes) -> None:
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        scratch = path.with_name(f".{os.getpid()}-{threading.get_ident()}.o")
+        descriptor = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(code)
+        scratch.replace(path)
+    except OSError:
+        pass  # an unwritable store: the code stays in memory, as for a foreign one
+
+
+@cache
+def _link_openblas() -> None:
+    """NumPy's OpenBLAS in LLVM's symbols, where NumPy has one (else a module
+    calling a product fails to load, naming the symbol)."""
+    library = numpy_openblas()
+    if library is not None:
+        llvm.load_library_permanently(str(library))
+
+
+def load_llvm(path: str | Path) -> LlvmLibrary:
+    """The machine code of the LLVM module at `path` (an emitted `cpu_0.ll`)."""
+    text = Path(path).read_text()
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    with _lock:
+        found = _engines.get(digest)
+        if found is None:
+            found = _engines[digest] = _loaded(text)
+        return found
+
+
+def _loaded(text: str) -> LlvmLibrary:
+    machine = _initialized()
+    _link_openblas()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(_cached_object(text, machine)))
+    engine.finalize_object()
+    return LlvmLibrary(engine)
