@@ -25,10 +25,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import llvmlite.binding as llvm
+import llvmlite.binding
 
 from dflow.runtime.cache_root import store_folder
 from dflow.runtime.library.openblas import numpy_openblas
+
+llvm: Any = llvmlite.binding  # untyped
 
 OPTIMIZATION_LEVEL = 3
 """LLVM's speed level for every module (-O3)."""

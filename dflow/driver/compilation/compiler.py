@@ -51,6 +51,7 @@ from dflow.driver.loading import feeds
 from dflow.driver.loading.partitioned import entry_names, is_partitioned, whole_entry
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.source import make_context
+from dflow.driver.loading.targets import cpu_target
 from dflow.lowering.bufferize import BufferizePass
 from dflow.lowering.collapse_loops import CollapseLoopsPass
 from dflow.lowering.fuse import FusePass
@@ -67,10 +68,6 @@ from dflow.transforms.schedule import SchedulePass
 
 VERIFY_VARIABLE = "DFLOW_VERIFY"
 
-CPU_TARGETS = ("numba", "llvm")
-"""The targets a program's CPU devices compile for (`--target`, `target=`): numba's
-kernels (the default), or one LLVM module per device (`backend/llvm/program.py`).
-GPU devices are numba's either way."""
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
 
 
@@ -169,7 +166,7 @@ def compile_module(
     parallel: bool = False,
     timings: Timings | None = None,
     schedule: str = "best",
-    target: str = "numba",
+    target: str | None = None,
 ) -> dict[str, str | bytes]:
     """The files of each device's module (the ops ordered by `schedule`: `lower`), by
     name: its Python source (`cpu_0.py`), the binary file of its large constants
@@ -188,10 +185,11 @@ def emitted(
     timings: Timings | None = None,
     only: Collection[str] | None = None,
     schedule: str = "best",
-    target: str = "numba",
+    target: str | None = None,
 ) -> dict[str, str | bytes]:
     """`compile_module` for devices resolved already (`devices_for`, once per
-    command), of `only` those devices under MPI, for the CPU `target` (`TARGETS`)."""
+    command), of `only` those devices under MPI, for the CPU `target` (`cpu_target`)."""
+    target = cpu_target(target)
     with cyclic_gc_paused():
         lowered = lower(module, devices, timings, only, schedule)
         if target == "llvm":
@@ -207,10 +205,12 @@ def write_modules(
     """Write each device's module into `directory` (its source, and the binary file
     of its large constants and its LLVM module where it has them; stale device
     modules and the files beside them go), each source stamped with the compiler's
-    fingerprint (an LLVM module in a `;` comment). Numba's cache of a module's kernels holds the library routines they call, inlined, yet is checked
-    against that one file only: the stamp makes a new compiler or runtime rewrite the
-    file, so the cache is rebuilt instead of running old library code. `private`: the folder is
-    made `0700` and the files `0600` (the modules hold the program's constants)."""
+    fingerprint (an LLVM module in a `;` comment). Numba's cache of a module's
+    kernels holds the library routines they call, inlined, yet is checked against
+    that one file only: the stamp makes a new compiler or runtime rewrite the file,
+    so the cache is rebuilt instead of running old library code. `private`: the
+    folder is made `0700` and the files `0600` (the modules hold the program's
+    constants)."""
     try:
         directory.mkdir(mode=0o700 if private else 0o777, parents=True, exist_ok=True)
     except FileExistsError:
@@ -268,7 +268,7 @@ def compiled_program(
     passes: str = "",
     only: Collection[str] | None = None,
     request: str | None = None,
-    target: str = "numba",
+    target: str | None = None,
 ) -> LoadedProgram:
     """The loaded program of `text` (parsed as `module`, then run through `passes`),
     compiled once per cache key: the text, the options and the compiler's fingerprint.
@@ -284,12 +284,13 @@ def compiled_program(
     core (`runtime/parallel_compile.py`; on one core they compile at first call).
     `only`: the devices of this rank, under MPI (`lower`); none, an empty program.
     `devices`: as `devices_for` resolved them; `target`: the CPU target
-    (`TARGETS`). `request`: the key of a `dflow run`
+    (`cpu_target`: None is `$DFLOW_TARGET`'s, else numba). `request`: the key of a `dflow run`
     (`run_options.request_key`: the text and the devices as asked for, which decide
     `devices`), so that the run's cache entry is found from its options alone."""
     if only is not None and not only:
         return LoadedProgram([])
     part = "" if only is None else "mpi:" + ",".join(sorted(only))
+    target = cpu_target(target)
     asked = None if devices is None else str(devices)
     keyed = (text, asked) if request is None else (request, None)
     directory = private_cache_entry(program_key(*keyed, parallel, passes, part, target))

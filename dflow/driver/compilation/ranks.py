@@ -167,7 +167,7 @@ class RankOptions:
     interpret: bool = False
     passes: str = ""
     parallel: bool = False
-    target: str = "numba"
+    target: str | None = None
 
 
 def rank_program(

@@ -30,7 +30,7 @@ from xdsl.dialects.func import FuncOp
 from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import device_modules, graph_functions
-from dflow.driver.compilation.compiler import CPU_TARGETS, compiled_program
+from dflow.driver.compilation.compiler import compiled_program
 from dflow.driver.compilation.devices import DEFAULT, check_gpus, devices_for
 from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError
@@ -41,6 +41,7 @@ from dflow.driver.loading.onnx_input import Shapes, is_model, symbolic_inputs
 from dflow.driver.loading.partitioned import entry_signature, is_partitioned
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.run_options import checked_device_option, request_key
+from dflow.driver.loading.targets import cpu_target
 from dflow.driver.tools.memory_report import memory_figures
 from dflow.runtime import LoadedProgram, ProgramError
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
@@ -101,7 +102,7 @@ def compile(
     parallel: bool = False,
     shapes: Shapes | None = None,
     mpi: bool = False,
-    target: str = "numba",
+    target: str | None = None,
 ) -> Program | ShapeSpecialized:
     """Compile `program` and load it: a `Program` that runs `entry` when called.
 
@@ -117,23 +118,16 @@ def compile(
     `i mod N`, or the rank it names: `cpu:0@1`); every rank calls `compile` and then
     the program alike, rank 0's arguments are used and rank 0 gets the results (the
     others get None). `target`: what CPU devices compile for, `"numba"` (numba
-    kernels, the default) or `"llvm"` (one LLVM module per device). Raises
+    kernels) or `"llvm"` (one LLVM module per device); by default `$DFLOW_TARGET`'s,
+    else numba. Raises
     `DflowError` for a program dflow cannot compile.
     """
     passes = passes or ""
-    checked_target(target)
+    target = cpu_target(target)
     if shapes is None and not mpi and is_model(program) and (names := symbolic_inputs(program)):
         options = CompileOptions(entry, devices, passes, parallel, target)
         return ShapeSpecialized(program, names, options)
     return compile_program(program, entry, devices, passes, parallel, shapes, mpi, target)
-
-
-def checked_target(target: str) -> str:
-    """`target` where it is one of `CPU_TARGETS`, else a one-line error."""
-    if target not in CPU_TARGETS:
-        choices = " or ".join(repr(t) for t in CPU_TARGETS)
-        raise DflowError(f"target={target!r}: the CPU targets are {choices}")
-    return target
 
 
 def compile_program(
@@ -144,10 +138,11 @@ def compile_program(
     parallel: bool = False,
     shapes: Shapes | None = None,
     mpi: bool = False,
-    target: str = "numba",
+    target: str | None = None,
 ) -> Program:
     """`compile` of a program of static shapes (given, where symbolic)."""
     passes = passes or ""
+    target = cpu_target(target)
     loaded = load(program, parsed_pipeline(passes), shapes=shapes)
     text, module = loaded.key, loaded.module
     check_runnable_module(module)
@@ -212,7 +207,7 @@ def _on_ranks(
     devices: DeviceList | None,
     parallel: bool,
     passes: str,
-    target: str,
+    target: str | None,
 ) -> MpiProgram:
     """This MPI rank's part of the program, every rank ready (`driver/compilation/ranks.py`)."""
     from dflow.driver.compilation import ranks  # noqa: PLC0415 (imports mpi4py and starts MPI)
@@ -246,7 +241,7 @@ class Program:
         mpi: bool = False,
         *,
         request: str | None = None,
-        target: str = "numba",
+        target: str | None = None,
     ):
         """`request`: the cache key of the compile as asked for
         (`run_options.request_key`), which `dflow run` shares; `target`: the CPU

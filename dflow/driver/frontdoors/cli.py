@@ -38,6 +38,7 @@ from dflow.driver.errors import DflowError, LeftToRankZeroError, QuietFailureErr
 from dflow.driver.loading.arrays import DEFAULT_SEED
 from dflow.driver.loading.onnx_input import parse_shape
 from dflow.driver.loading.program_text import display_name
+from dflow.driver.loading.targets import CPU_TARGETS, TARGET_VARIABLE
 from dflow.runtime.channels import DEFAULT_RECV_TIMEOUT_S
 
 COMMANDS = "dflow.driver.frontdoors.commands"
@@ -185,16 +186,12 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-CPU_TARGETS = ("numba", "llvm")
-"""What `--target` chooses among (`dflow.driver.compilation.compiler.CPU_TARGETS`)."""
-
-
 def _target_argument(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--target",
         choices=CPU_TARGETS,
-        default="numba",
-        help="what CPU devices compile for: numba kernels (default) or one LLVM module per device",
+        help="what CPU devices compile for: numba kernels or one LLVM module per device "
+        f"(default: ${TARGET_VARIABLE}, else numba)",
     )
 
 

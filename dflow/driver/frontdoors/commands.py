@@ -39,6 +39,7 @@ from dflow.driver.loading.run_options import (
     checked_shapes,
     request_text,
 )
+from dflow.driver.loading.targets import cpu_target
 from dflow.driver.tools import memory_plot, memory_report
 from dflow.driver.tools.profiling import MPI_PROFILE_RUNS, run_program, show
 from dflow.driver.tools.viz import to_dot, write_picture
@@ -136,7 +137,7 @@ def compile_program(args: argparse.Namespace) -> None:
     with maybe(timings, "read, parse and verify"):
         _, module = _load_runnable(args)
     devices = devices_for(module, requested_devices(args))
-    sources = emitted(module, devices, args.parallel, timings, target=args.target)
+    sources = emitted(module, devices, args.parallel, timings, target=cpu_target(args.target))
     with maybe(timings, "write the modules"):
         write_modules(sources, Path(args.output))
     for name in sources:

@@ -50,8 +50,9 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from dflow.dialects.df.arrays import element_type_of, numpy_dtype
 from dflow.dialects.df.types import ALL_ELEMENTS
-from dflow.driver.frontdoors.api import Program, checked_target, compile_program
+from dflow.driver.frontdoors.api import Program, compile_program
 from dflow.driver.loading.source import make_context
+from dflow.driver.loading.targets import cpu_target
 from dflow.frontend.builder import Graph, Tensor
 from dflow.frontend.errors import raised_at, trace_error
 from dflow.frontend.promotion import scalar_kind
@@ -187,7 +188,7 @@ class Jitted:
         devices: str | None = None,
         passes: str | None = None,
         parallel: bool = False,
-        target: str = "numba",
+        target: str | None = None,
     ):
         functools.update_wrapper(self, fun)
         self.fun = fun
@@ -200,7 +201,7 @@ class Jitted:
             "devices": devices,
             "passes": passes,
             "parallel": parallel,
-            "target": checked_target(target),
+            "target": cpu_target(target),
         }
         self.compiled: dict[Any, Compiled] = {}
         self.traces = 0
@@ -353,7 +354,7 @@ def jit(
     devices: str | None = None,
     passes: str | None = None,
     parallel: bool = False,
-    target: str = "numba",
+    target: str | None = None,
 ) -> Any:
     """Compile `fun` on its first call of each argument signature (shapes, dtypes,
     tree structure and the values of `static_argnames`), as `jax.jit`; the result's

@@ -27,6 +27,7 @@ from dflow.driver.errors import DflowError
 from dflow.driver.loading.arrays import load_inputs
 from dflow.driver.loading.onnx_input import is_model, onnx_key, symbolic_inputs
 from dflow.driver.loading.program_text import Source, display_name, read_source
+from dflow.driver.loading.targets import cpu_target
 
 Shapes = dict[str, list[int]]
 
@@ -100,7 +101,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         args.interpret,
         args.timeout,
         args.parallel,
-        args.target,
+        cpu_target(args.target),
         args.mpi,
         args.trace,
         args.profile,
