@@ -45,7 +45,7 @@ def assert_same_summary(compiled: str, interpreted: str) -> None:
 
 
 def test_cli_compile_writes_an_importable_module(tmp_path: Path) -> None:
-    result = run_dflow("compile", "examples/mlp.mlir", "-o", tmp_path / "out")
+    result = run_dflow("compile", "examples/mlp.mlir", "-o", tmp_path / "out", "--target", "numba")
     assert result.returncode == 0, result.stderr
     source = (tmp_path / "out" / "cpu_0.py").read_text()
     assert "def main(rt, x, w1, b1, w2, b2, labels):" in source

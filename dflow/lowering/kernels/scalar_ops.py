@@ -9,7 +9,8 @@ reference semantics (each op's `semantics`, in `dialects/df/`):
   propagate NaN as NumPy does;
 - integer `div` is `arith.divsi` (rounds toward zero, as the reference's cast of
   the true quotient); on ui64, which computes as itself, division, maxima, minima
-  and comparisons are the unsigned ones;
+  and comparisons are the unsigned ones, and on i1 too (`true > false`, as NumPy's
+  booleans: a signed i1 true is -1);
 - `sigmoid` is the stable form: `z = exp(-|x|)`, `1/(1+z)` for `x >= 0`, else
   `z/(1+z)`;
 - `equal` and the other comparisons on floats are ordered (false on NaN);
@@ -209,7 +210,7 @@ _PREDICATES: dict[type[Operation], tuple[str, str, str]] = {
 
 def _binary(op: Operation, a: SSAValue, b: SSAValue, emit: Emit) -> SSAValue:
     element = _element(a)
-    kind = 0 if is_float(element) else 2 if is_unsigned(element) else 1
+    kind = 0 if is_float(element) else 2 if is_unsigned(element) or element == i1 else 1
     if type(op) in _PREDICATES:
         predicate = _PREDICATES[type(op)][kind]
         if kind == 0:
