@@ -1,8 +1,10 @@
-"""Each CPU device's kernels as one LLVM module, in LLVM's textual IR.
+"""`-t df-llvm`: each CPU device's LLVM module, as the llvm target compiles it.
 
-`emit_llvm_modules` prints every kernel `df-bufferize` outlined (`kernel.py`), then
-the declarations of the intrinsics and C library functions they call, once per
-module. GPU devices stay the numba target's: their modules are refused.
+`emit_llvm_modules` prints, per CPU device of a lowered module, the LLVM module that
+`program.py` writes beside the device's Python module: every kernel the printer
+handles (`kernel.py`), the host segments that launch them, the declarations of the
+intrinsics and library functions they call, and a comment naming each kernel left to
+the numba target and why. GPU devices stay the numba target's: they get a comment.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from dflow.backend.llvm.kernel import KernelPrinter, UnsupportedKernelError
+from dflow.backend.llvm.program import LlvmProgramPrinter
 from dflow.dialects.devices import DEFAULT_DEVICE
-from dflow.dialects.df.symbols import device_scopes, kernel_functions
+from dflow.dialects.df.symbols import device_scopes
 
 
 def emit_llvm_modules(module: ModuleOp) -> dict[str, str]:
-    """The LLVM IR of each device's kernels, by device."""
+    """The LLVM IR of each device's program, by device."""
     return {
         device or DEFAULT_DEVICE: module_text(device or DEFAULT_DEVICE, scope)
         for device, scope in device_scopes(module)
@@ -28,28 +30,21 @@ def emit_llvm_modules(module: ModuleOp) -> dict[str, str]:
 
 
 def module_text(device: str, scope: ModuleOp) -> str:
-    """One device's kernels as an LLVM module."""
+    """One device's LLVM module (a comment for a GPU device)."""
     if not device.startswith("cpu"):
-        raise UnsupportedKernelError(f"the llvm target prints CPU kernels; {device}'s stay numba's")
+        return f"; dflow: {device}'s kernels are the numba target's (CUDA)\n"
     unlowered = next((op for op in scope.walk() if op.name.startswith("df.")), None)
     if unlowered is not None:
         raise ValueError(f"the df-llvm target cannot print {unlowered.name}")
-    declarations: set[str] = set()
-    lines = [f"; dflow: the kernels of device {device} (emitted by the df-llvm target)"]
-    for kernel in kernel_functions(scope):
-        lines.append("")
-        lines.extend(KernelPrinter(declarations).function(kernel))
-    if declarations:
-        lines.append("")
-        lines.extend(sorted(declarations))
-    return "\n".join(lines) + "\n"
+    printer = LlvmProgramPrinter(scope)
+    printer.print()
+    return printer.llvm()
 
 
 @dataclass(frozen=True)
 class LlvmTarget(Target):
-    """`xdsl-opt -t df-llvm`: every CPU device's kernels as an LLVM module, each headed
-    by a comment line naming its device (`llvm` is xDSL's own target, of its `llvm`
-    dialect)."""
+    """`xdsl-opt -t df-llvm`: every device's LLVM module, each headed by a comment
+    line naming its device (`llvm` is xDSL's own target, of its `llvm` dialect)."""
 
     name = "df-llvm"
 

@@ -1,8 +1,8 @@
 // RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | filecheck %s
 // RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(m.split(chr(10), 1)[1].split('// -' '----')[0]).verify() for m in sys.stdin.read().split('; ----- ')[1:]]"
 
-// The df-llvm target prints each CPU device's kernels as one LLVM module (the host
-// function stays the numba target's): buffers are pointers indexed row-major by
+// The df-llvm target prints each CPU device's LLVM module as the llvm target
+// compiles it: its kernels, and its host launches gathered into segments. Buffers are pointers indexed row-major by
 // their static shapes, scf.for a loop whose carried values are phis (the back edge
 // from wherever the body ended), scf.parallel nested loops. The second RUN line
 // parses and verifies every module with llvmlite.
@@ -65,4 +65,52 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
   %s = df.mul %t, %c : (tensor<16xf32>, tensor<f32>) -> tensor<16xf32>
   %n = df.cast %s : (tensor<16xf32>) -> tensor<16xf16>
   func.return %n : tensor<16xf16>
+}
+
+// -----
+
+// A float product is one call of NumPy's OpenBLAS, its sizes and leading dimensions
+// constants; a batched one a loop of calls, one per matrix; the host function's
+// launches are one segment, a function of the arena and the other buffers.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define void @fused_matmul_0(ptr %[[A:.*]], ptr %[[B:.*]], ptr %[[C:.*]]) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    call void @scipy_cblas_sgemm64_(i32 101, i32 111, i32 111, i64 4, i64 3, i64 8, float 0x3FF0000000000000, ptr %[[A]], i64 8, ptr %[[B]], i64 3, float 0x0000000000000000, ptr %[[C]], i64 3)
+// CHECK:         call float @tanhf(
+// CHECK:       define void @matmul_0(
+// CHECK:         %[[I:.*]] = phi i64 [ 0, %entry ]
+// CHECK:         icmp slt i64 %[[I]], 2
+// CHECK:         call void @scipy_cblas_dgemm64_(i32 101, i32 111, i32 112, i64 3, i64 5, i64 8,
+// CHECK:       define void @"dflow.segment.mm.0"(ptr %arena, ptr %b0, ptr %b1, ptr %b2, ptr %b3, ptr %b4, ptr %b5) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    call void @fused_matmul_0(ptr %b0, ptr %b1, ptr %b2)
+// CHECK-NEXT:    call void @matmul_0(ptr %b3, ptr %b4, ptr %b5)
+// CHECK-NEXT:    ret void
+// CHECK:       declare void @scipy_cblas_dgemm64_(i32, i32, i32, i64, i64, i64, double, ptr, i64, ptr, i64, double, ptr, i64)
+// CHECK:       declare void @scipy_cblas_sgemm64_(
+func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %d: tensor<2x5x8xf64>) -> (tensor<4x3xf32>, tensor<2x3x5xf64>) {
+  %r = df.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %t = df.tanh %r : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %s = df.matmul %c, %d {transpose_b = true} : (tensor<2x3x8xf64>, tensor<2x5x8xf64>) -> tensor<2x3x5xf64>
+  func.return %t, %s : tensor<4x3xf32>, tensor<2x3x5xf64>
+}
+
+// -----
+
+// A kernel the printer cannot print yet stays the numba target's, said in a comment;
+// the views of the arena a segment uses are offsets from its first argument.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK-NEXT:  ; dflow: the program of device cpu:0 (emitted by the llvm target)
+// CHECK-NEXT:  ; @conv2d_0 is the numba target's: @dflow_conv2d_f32 is not printed yet
+// CHECK:       define void @"dflow.segment.conv.0"(ptr %arena, ptr %b0) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    %[[Y:.*]] = getelementptr i8, ptr %arena, i64 0
+// CHECK-NEXT:    %[[S:.*]] = getelementptr i8, ptr %arena, i64 128
+// CHECK-NEXT:    call void @reduce_sum_1(ptr %[[Y]], ptr %[[S]])
+// CHECK-NEXT:    call void @sub_2(ptr %[[Y]], ptr %[[S]], ptr %b0)
+func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %s = df.reduce_sum %y {axes = array<i64: 1>, keepdims = true} : (tensor<1x3x3x3xf32>) -> tensor<1x1x3x3xf32>
+  %e = df.sub %y, %s : (tensor<1x3x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x3x3x3xf32>
+  func.return %e : tensor<1x3x3x3xf32>
 }

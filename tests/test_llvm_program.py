@@ -1,0 +1,203 @@
+"""The llvm target runs programs: `--target llvm`, `target=`, `$DFLOW_TARGET`.
+
+Each CPU device's program is one LLVM module beside a Python module that loads it;
+its launches run as segments (one call into machine code per stretch of LLVM
+kernels), a kernel the printer refuses as the numba target's. Checked against the
+interpreter: one segment for a whole MLP, products through OpenBLAS (batched,
+transposed, empty), segments split by a numba kernel and by transfers between
+devices; the object cache (a hit compiles nothing, its files private); traces of
+segments; and the target's name checked where it is given. The suites of compiled
+programs run on this target too (`DFLOW_TARGET=llvm`, `tests/run.sh`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from support.cli_support import run_dflow
+from support.compiled_support import assert_same, normal
+
+import dflow
+from dflow import conv2d
+from dflow.driver.compilation.compiler import compile_module, write_modules
+from dflow.driver.errors import DflowError
+from dflow.driver.loading.source import parse_module
+from dflow.frontend import Graph, Tensor
+from dflow.interpreters.df import run_function
+from dflow.runtime import llvm_jit
+from dflow.runtime.program import load_program
+
+ROOT = Path(__file__).resolve().parents[1]
+MLP = (ROOT / "examples" / "mlp.mlir").read_text()
+
+
+def _compiled(module: Any, directory: Path, devices: str | None = None) -> Any:
+    from dflow.dialects.devices import DeviceList  # noqa: PLC0415
+
+    listed = None if devices is None else DeviceList.parse(devices)
+    sources = compile_module(module, listed, target="llvm")
+    write_modules(sources, directory)
+    return sources, load_program(directory)
+
+
+def _inputs(module: Any, seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    function = next(iter(module.ops))
+    return [
+        normal(rng, t.get_shape(), str(t.element_type)) for t in function.function_type.inputs
+    ]
+
+
+def test_an_mlp_runs_as_one_call_into_machine_code(tmp_path: Path) -> None:
+    """All six kernels of the MLP (two products through OpenBLAS) are LLVM's: the host
+    function makes one segment call, the module imports no numba, and the results are
+    the interpreter's."""
+    module = parse_module(MLP, "mlp.mlir")
+    inputs = _inputs(module, 0)
+    expected = run_function(module, "main", inputs)
+    sources, program = _compiled(module, tmp_path)
+    python = sources["cpu_0.py"]
+    assert isinstance(python, str) and "cpu_0.ll" in sources
+    host = python[python.index("def main(") : python.index("ENTRIES")]
+    assert len(re.findall(r"_segment_main_\d+\(", host)) == 1, host
+    assert "numba" not in python
+    assert "scipy_cblas_sgemm64_" in str(sources["cpu_0.ll"])
+    assert_same(program.run("main", inputs), expected, ["loss", "p"])
+
+
+def _products(g: Graph, a: Tensor, b: Tensor, c: Tensor, d: Tensor, e: Tensor) -> list[Tensor]:
+    return [
+        (a @ b).tanh(),
+        dflow.matmul(a, a, transpose_b=True),
+        dflow.matmul(c, d, transpose_a=True),
+        e @ dflow.transpose(e, (0, 2, 1)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_products_match_the_interpreter(tmp_path: Path, dtype: str) -> None:
+    """Plain, transposed either way, and batched products, each a CBLAS call."""
+    rng = np.random.default_rng(1)
+    shapes = [(5, 7), (7, 3), (6, 4), (6, 2), (3, 4, 5)]
+    arrays = [normal(rng, s, dtype) for s in shapes]
+    graph = Graph("main")
+    arguments = [graph.input(f"a{i}", a.shape, dtype) for i, a in enumerate(arrays)]
+    graph.output(*_products(graph, *arguments))
+    module = graph.module()
+    expected = run_function(module, "main", arrays)
+    _, program = _compiled(module, tmp_path)
+    assert_same(program.run("main", arrays), expected, [str(i) for i in range(4)])
+
+
+def test_empty_products_zero_or_skip(tmp_path: Path) -> None:
+    """A product over an empty inner axis is zeros; one with no rows writes nothing."""
+    a, b = np.ones((3, 0), np.float32), np.ones((0, 4), np.float32)
+    c, d = np.ones((0, 2), np.float32), np.ones((2, 5), np.float32)
+    graph = Graph("main")
+    x, y = graph.input("a", a.shape, "f32"), graph.input("b", b.shape, "f32")
+    z, w = graph.input("c", c.shape, "f32"), graph.input("d", d.shape, "f32")
+    graph.output(x @ y + 1.0, z @ w)
+    module = graph.module()
+    _, program = _compiled(module, tmp_path)
+    first, second = program.run("main", [a, b, c, d])
+    np.testing.assert_array_equal(first, np.ones((3, 4), np.float32))
+    assert second.shape == (0, 5)
+
+
+def test_a_numba_kernel_splits_the_segments(tmp_path: Path) -> None:
+    """A convolution (a library call the printer leaves to numba) between LLVM
+    kernels: a segment before it, its numba kernel, a segment after."""
+    rng = np.random.default_rng(2)
+    x, w = normal(rng, (2, 3, 6, 6), "f32"), normal(rng, (4, 3, 3, 3), "f32")
+    graph = Graph("main")
+    gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
+    graph.output(conv2d(gx.tanh(), gw).sum([1]).exp())
+    module = graph.module()
+    expected = run_function(module, "main", [x, w])
+    sources, program = _compiled(module, tmp_path)
+    python = str(sources["cpu_0.py"])
+    host = python[python.index("def main(") : python.index("ENTRIES")]
+    calls = re.findall(r"^    (\w+)\(", host, re.MULTILINE)
+    assert calls[0].startswith("_segment_") and calls[-1].startswith("_segment_"), host
+    assert any("conv2d" in call for call in calls), host
+    assert re.search(r"^; @\w*conv2d\w* is the numba target's", str(sources["cpu_0.ll"]), re.M)
+    assert_same(program.run("main", [x, w]), expected, ["y"], f32_atol=1e-4)
+
+
+def test_two_devices_exchange_values_between_segments(tmp_path: Path) -> None:
+    """examples/towers.mlir on cpu:0,cpu:1: the transfers run between segments."""
+    text = (ROOT / "examples" / "towers.mlir").read_text()
+    module = parse_module(text, "towers.mlir")
+    inputs = _inputs(module, 3)
+    expected = run_function(parse_module(text, "towers.mlir"), "main", inputs)
+    sources, program = _compiled(module, tmp_path, "cpu:0,cpu:1")
+    assert {"cpu_0.ll", "cpu_1.ll"} <= set(sources)
+    assert any("rt.send(" in str(s) for s in sources.values())
+    assert_same(program.run("main", inputs, timeout=20), expected, ["r"], f32_atol=1e-4)
+
+
+def test_a_cached_module_loads_without_compiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The object code is stored under the kernel store (a `0600` file in a `0700`
+    folder); a new load of the same IR reads it and compiles nothing."""
+    monkeypatch.setenv("DFLOW_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(llvm_jit, "_engines", {})  # not loaded by an earlier test
+    module = parse_module(MLP, "mlp.mlir")
+    _compiled(module, tmp_path / "first")
+    objects = list((tmp_path / "cache").rglob(llvm_jit.OBJECT_FILE))
+    assert len(objects) == 1
+    assert stat.S_IMODE(objects[0].stat().st_mode) == 0o600
+    assert stat.S_IMODE(objects[0].parent.stat().st_mode) == 0o700
+
+    def refuse(*_: Any) -> bytes:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(llvm_jit, "compile_object", refuse)
+    monkeypatch.setattr(llvm_jit, "_engines", {})
+    library = llvm_jit.load_llvm(tmp_path / "first" / "cpu_0.ll")
+    assert library.function("dflow.segment.main.0", 9)
+
+
+def test_a_trace_times_each_segment(tmp_path: Path) -> None:
+    """`dflow run --trace` on the llvm target: a kernel slice per segment, naming the
+    kernels it launched."""
+    trace = tmp_path / "trace.json"
+    result = run_dflow("run", "examples/mlp.mlir", "--target", "llvm", "--trace", trace)
+    assert result.returncode == 0, result.stderr
+    import json  # noqa: PLC0415
+
+    events = json.loads(trace.read_text())["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    assert [e["name"] for e in kernels] == ["_segment_main_0"]
+    assert "fused_matmul_0" in kernels[0]["args"]["kernels"]
+
+
+def test_the_target_is_checked_where_it_is_named() -> None:
+    with pytest.raises(DflowError, match=r"target=cuda: the CPU targets are numba or llvm$"):
+        dflow.compile(MLP, target="cuda")
+    result = run_dflow("run", "examples/mlp.mlir", env={**os.environ, "DFLOW_TARGET": "jax"})
+    assert result.returncode == 1
+    assert result.stderr == (
+        "examples/mlp.mlir: error: DFLOW_TARGET=jax: the CPU targets are numba or llvm\n"
+    )
+
+
+def test_compile_and_jit_take_the_target() -> None:
+    """`dflow.compile(..., target="llvm")` and `dflow.jit(target="llvm")` run on it."""
+    program = dflow.compile(MLP, target="llvm")
+    module = program.loaded.parts[0].module
+    assert module.__doc__.endswith("(emitted by the llvm target).")
+
+    @dflow.jit(target="llvm")
+    def scaled(x: Any) -> Any:
+        return dflow.tanh(x) * 2.0
+
+    x = np.linspace(-3, 3, 12, dtype=np.float32)
+    np.testing.assert_allclose(scaled(x), np.tanh(x) * 2.0, rtol=1e-6)
