@@ -49,9 +49,7 @@ def _compiled(module: Any, directory: Path, devices: str | None = None) -> Any:
 def _inputs(module: Any, seed: int) -> list[Any]:
     rng = np.random.default_rng(seed)
     function = next(iter(module.ops))
-    return [
-        normal(rng, t.get_shape(), str(t.element_type)) for t in function.function_type.inputs
-    ]
+    return [normal(rng, t.get_shape(), str(t.element_type)) for t in function.function_type.inputs]
 
 
 def test_an_mlp_runs_as_one_call_into_machine_code(tmp_path: Path) -> None:

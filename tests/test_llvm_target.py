@@ -138,7 +138,8 @@ def test_a_kernel_the_printer_refuses_is_named_with_its_reason() -> None:
     x, w = graph.input("x", (1, 2, 5, 5), "f32"), graph.input("w", (3, 2, 3, 3), "f32")
     graph.output(conv2d(x, w).tanh())
     text = emit_llvm_modules(lower(graph.module()))["cpu:0"]
-    assert re.search(r"^; @\w+ is the numba target's: @dflow_conv2d_f32 is not printed yet$", text, re.M)
+    reason = r"^; @\w+ is the numba target's: @dflow_conv2d_f32 is not printed yet$"
+    assert re.search(reason, text, re.MULTILINE)
 
 
 MATMUL = """func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {
