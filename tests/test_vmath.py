@@ -12,7 +12,9 @@ ulp of the narrower type. float32 inputs are one in 4099 of all 2^32 bit pattern
 
 from __future__ import annotations
 
+import ctypes
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -21,15 +23,21 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from dflow.backend.llvm import vmath as llvm_vmath
+from dflow.runtime import llvm_jit
 from dflow.runtime.library import vmath
 
 Array = NDArray[Any]
 NUMPY = {"exp": np.exp, "log": np.log, "tanh": np.tanh}
 CASES = sorted(vmath.ERROR_BOUNDS)
+TARGETS = ("numba", "llvm")
 
 
-def kernel(name: str, dtype: str) -> Callable[[Array, Array], None]:
-    """A loop over `vm.<name>_<f32|f64>`, as the CPU kernels write it."""
+def kernel(name: str, dtype: str, target: str = "numba") -> Callable[[Array, Array], None]:
+    """A loop over `vm.<name>_<f32|f64>`, as the CPU kernels write it (on the llvm
+    target: over the function `backend/llvm/vmath.py` prints)."""
+    if target == "llvm":
+        return llvm_loop(name, dtype)[0]
     function = getattr(vmath, f"{name}_f{np.dtype(dtype).itemsize * 8}")
 
     @numba.njit(error_model="numpy")
@@ -38,6 +46,43 @@ def kernel(name: str, dtype: str) -> Callable[[Array, Array], None]:
             out[i] = function(x[i])
 
     return loop
+
+
+def llvm_loop(name: str, dtype: str) -> tuple[Callable[[Array, Array], None], str]:
+    """A loop over the llvm target's `<name>` as a kernel calls it, optimized as the
+    target optimizes its modules; and the optimized IR."""
+    ty = "float" if dtype == "float32" else "double"
+    loop = f"""
+define void @loop(ptr %x, ptr %out, i64 %n) {{
+entry:
+  br label %head
+head:
+  %i = phi i64 [ 0, %entry ], [ %next, %body ]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %p = getelementptr {ty}, ptr %x, i64 %i
+  %v = load {ty}, ptr %p
+  %r = call {ty} @{llvm_vmath.NAMES[name, ty]}({ty} %v)
+  %q = getelementptr {ty}, ptr %out, i64 %i
+  store {ty} %r, ptr %q
+  %next = add i64 %i, 1
+  br label %head
+done:
+  ret void
+}}
+"""
+    text = loop + "\n".join(sorted(set(llvm_vmath.definitions(name, ty))))
+    machine = llvm_jit.target_machine()
+    code = llvm_jit.compile_object(text, machine)
+    library = llvm_jit.library_of(code, machine)
+    function = library.function("loop", 3)
+
+    def run(x: Array, out: Array) -> None:
+        assert library.engine  # the machine code lives as long as its engine
+        function(x.ctypes.data, out.ctypes.data, ctypes.c_void_p(x.size))
+
+    return run, llvm_jit.optimized(text, machine)
 
 
 def float32_inputs() -> Array:
@@ -65,11 +110,12 @@ def ulp_errors(got: Array, x: Array, name: str) -> Array:
     return (np.abs(got[keep].astype(wide) - exact[keep]) / spacing).astype(np.float64)
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("name", "dtype"), CASES)
-def test_within_the_stated_bound(name: str, dtype: str) -> None:
+def test_within_the_stated_bound(name: str, dtype: str, target: str) -> None:
     x = float32_inputs() if dtype == "float32" else float64_inputs()
     out = np.empty_like(x)
-    kernel(name, dtype)(x, out)
+    kernel(name, dtype, target)(x, out)
     with np.errstate(all="ignore"):
         expected = NUMPY[name](x)
     np.testing.assert_array_equal(np.isnan(out), np.isnan(expected))
@@ -112,8 +158,9 @@ SPECIAL = [
 ]
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(("name", "dtype"), CASES)
-def test_special_values_are_numpys(name: str, dtype: str) -> None:
+def test_special_values_are_numpys(name: str, dtype: str, target: str) -> None:
     """NaN, ±inf, ±0, subnormals, the thresholds of overflow and underflow: where
     NumPy's result is not finite or is zero, the same value; the same sign always
     (but a NaN's); otherwise within a few ulps."""
@@ -121,7 +168,7 @@ def test_special_values_are_numpys(name: str, dtype: str) -> None:
         x = np.array(SPECIAL, dtype)
         expected = NUMPY[name](x)
     out = np.empty_like(x)
-    kernel(name, dtype)(x, out)
+    kernel(name, dtype, target)(x, out)
     exact = ~np.isfinite(expected) | (expected == 0)
     np.testing.assert_array_equal(out[exact], expected[exact])
     signed = ~np.isnan(expected)  # a NaN's sign means nothing (IEEE 754 leaves it open)
@@ -140,3 +187,14 @@ def test_the_loop_vectorizes(name: str, dtype: str) -> None:
     element = "float" if dtype == "float32" else "double"
     assert f"x {element}>" in llvm
     assert f"@{name}f(" not in llvm and f"@{name}(" not in llvm
+
+
+@pytest.mark.parametrize(("name", "dtype"), CASES)
+def test_the_llvm_targets_loop_vectorizes(name: str, dtype: str) -> None:
+    """The same of the llvm target's functions, in its optimized IR: vector
+    operations, and no call left in the loop (every function inlined)."""
+    _, optimized = llvm_loop(name, dtype)
+    element = "float" if dtype == "float32" else "double"
+    assert f"x {element}>" in optimized
+    loop = optimized[optimized.index("define void @loop") :]
+    assert not re.search(r"call [^@]*@(?!llvm\.)", loop), loop  # intrinsics are instructions

@@ -63,7 +63,7 @@ class LlvmLibrary:
         return found
 
 
-def _initialized() -> Any:
+def target_machine() -> Any:
     """The host's target machine at `OPTIMIZATION_LEVEL` (LLVM initialized once)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -82,15 +82,24 @@ def machine_digest(text: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def compile_object(text: str, machine: Any) -> bytes:
-    """`text` parsed, verified, optimized for `machine` and compiled to object code."""
+def _optimized_module(text: str, machine: Any) -> Any:
     module = llvm.parse_assembly(text)
     module.verify()
     module.triple, module.data_layout = machine.triple, str(machine.target_data)
     tuning = llvm.create_pipeline_tuning_options(speed_level=OPTIMIZATION_LEVEL)
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
-    return machine.emit_object(module)
+    return module
+
+
+def optimized(text: str, machine: Any) -> str:
+    """`text` as LLVM optimizes it for `machine` (to see what it made of a loop)."""
+    return str(_optimized_module(text, machine))
+
+
+def compile_object(text: str, machine: Any) -> bytes:
+    """`text` parsed, verified, optimized for `machine` and compiled to object code."""
+    return machine.emit_object(_optimized_module(text, machine))
 
 
 def _cached_object(text: str, machine: Any) -> bytes:
@@ -139,9 +148,15 @@ def load_llvm(path: str | Path) -> LlvmLibrary:
 
 
 def _loaded(text: str) -> LlvmLibrary:
-    machine = _initialized()
+    machine = target_machine()
+    return library_of(_cached_object(text, machine), machine)
+
+
+def library_of(code: bytes, machine: Any) -> LlvmLibrary:
+    """Object code `code` for `machine`, loaded into a JIT of its own and linked (C's
+    math library and NumPy's OpenBLAS resolve by name)."""
     _link_openblas()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(_cached_object(text, machine)))
+    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     return LlvmLibrary(engine)

@@ -23,6 +23,7 @@ from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from dflow.backend.llvm import vmath
 from dflow.backend.llvm.library import library_routine, print_product
 from dflow.dialects.upstream import RemFOp
 
@@ -61,6 +62,9 @@ INTRINSICS = {
     math.PowFOp: "llvm.pow",
 }
 """Ops that are an LLVM intrinsic overloaded on their type (`llvm.exp.f32`, ...)."""
+
+VECTOR_MATH = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
+"""Ops computed by `vmath.py`'s functions on float and double, which loops vectorize."""
 
 LIBM = {math.TanhOp: "tanh", math.ErfOp: "erf"}
 """Ops that are a C library function: `tanhf` on float, `tanh` on double."""
@@ -221,6 +225,10 @@ class KernelPrinter:
         kind = op.__class__
         if kind in BINARY:
             return f"{BINARY[kind]} {ty} {operands[0]}, {operands[1]}"
+        if kind in VECTOR_MATH and ty in ("float", "double"):
+            name = VECTOR_MATH[kind]
+            self.declarations.update(vmath.definitions(name, ty))
+            return f"call {ty} @{vmath.NAMES[name, ty]}({ty} {operands[0]})"
         if kind in INTRINSICS:
             return self.call(f"{INTRINSICS[kind]}.{_suffix(ty)}", ty, operands)
         if kind in LIBM:

@@ -43,20 +43,22 @@ func.func @sum_rows(%x: tensor<2x8xf32>) -> tensor<2xf32> {
 
 // -----
 
-// math ops are LLVM intrinsics overloaded on their type (declared once at the end
-// of the module), tanh the C library's tanhf; f16 is LLVM's half, widened by
-// fpext; constants are the hex of their double, rounded to their type.
+// exp, log and tanh call the target's vectorizable functions (backend/llvm/vmath.py,
+// defined once each at the end of the module, internal and always inlined); f16 is
+// LLVM's half, widened by fpext; constants are the hex of their double, rounded to
+// their type.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:         %[[H:.*]] = load half, ptr
 // CHECK-NEXT:    %[[W:.*]] = fpext half %[[H]] to float
-// CHECK-NEXT:    %[[E:.*]] = call float @llvm.exp.f32(float %[[W]])
-// CHECK-NEXT:    %[[T:.*]] = call float @tanhf(float %[[E]])
+// CHECK-NEXT:    %[[E:.*]] = call float @dflow.exp.f32(float %[[W]])
+// CHECK-NEXT:    %[[T:.*]] = call float @dflow.tanh.f32(float %[[E]])
 // CHECK-NEXT:    %[[S:.*]] = fmul float %[[T]], 0x3FB99999A0000000
 // CHECK-NEXT:    %[[N:.*]] = fptrunc float %[[S]] to half
 // CHECK-NEXT:    %[[P:.*]] = getelementptr half, ptr %{{.*}}, i64 %{{.*}}
 // CHECK-NEXT:    store half %[[N]], ptr %[[P]]
-// CHECK:       declare float @llvm.exp.f32(float)
-// CHECK-NEXT:  declare float @tanhf(float)
+// CHECK-DAG:   define internal float @dflow.exp.f32(float %x) alwaysinline {
+// CHECK-DAG:   define internal float @dflow.tanh.f32(float %x) alwaysinline {
+// CHECK-DAG:   declare i32 @llvm.fptosi.sat.i32.f32(float)
 func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
   %w = df.cast %h : (tensor<16xf16>) -> tensor<16xf32>
   %e = df.exp %w : (tensor<16xf32>) -> tensor<16xf32>
@@ -76,7 +78,7 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
 // CHECK:       define void @fused_matmul_0(ptr %[[A:.*]], ptr %[[B:.*]], ptr %[[C:.*]]) {
 // CHECK-NEXT:  entry:
 // CHECK-NEXT:    call void @scipy_cblas_sgemm64_(i32 101, i32 111, i32 111, i64 4, i64 3, i64 8, float 0x3FF0000000000000, ptr %[[A]], i64 8, ptr %[[B]], i64 3, float 0x0000000000000000, ptr %[[C]], i64 3)
-// CHECK:         call float @tanhf(
+// CHECK:         call float @dflow.tanh.f32(
 // CHECK:       define void @matmul_0(
 // CHECK:         %[[I:.*]] = phi i64 [ 0, %entry ]
 // CHECK:         icmp slt i64 %[[I]], 2
