@@ -98,7 +98,7 @@ def _scale(b: Body, y: str, n: str) -> str:
     bias, shift = (127, 23) if b.type == "float" else (1023, 52)
     half = b.integer("ashr", n, 1)
     rest = b.integer("sub", n, half)
-    factors = []
+    factors: list[str] = []
     for part in (half, rest):
         biased = b.integer("add", part, bias)
         factors.append(b.from_bits(b.integer("shl", biased, shift)))
