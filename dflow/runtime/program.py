@@ -82,6 +82,12 @@ def _import(path: Path, name: str) -> ModuleType:
     return module
 
 
+def uses_numba(module: ModuleType) -> bool:
+    """Whether a CPU device's module calls numba kernels or library routines (the
+    llvm target's need not, and its start then skips importing numba)."""
+    return bool(getattr(module, "KERNEL_ARGUMENTS", None) or getattr(module, "LIBRARY_CALLS", None))
+
+
 def load_program(directory: str | Path, *, warm_start: bool = True) -> LoadedProgram:
     """The program whose device modules `directory` holds. With `warm_start`, the
     CPU kernels numba has cached are loaded now, without numba's compiler
@@ -95,10 +101,11 @@ def load_program(directory: str | Path, *, warm_start: bool = True) -> LoadedPro
         parts.append(DevicePart(module.DEVICE, module))
     if not parts:
         raise ProgramError(f"{directory}: no device modules (cpu_0.py, ...) to load")
-    if warm_start:
+    numba_parts = [p for p in parts if uses_numba(p.module)]
+    if warm_start and numba_parts:  # an llvm target's module of LLVM kernels alone: none
         from dflow.runtime.warm_start import preload_kernels  # noqa: PLC0415 (imports numba)
 
-        for part in parts:
+        for part in numba_parts:
             preload_kernels(part.module)
     return LoadedProgram(parts)
 

@@ -60,9 +60,7 @@ from dflow.lowering.lower_host import LowerHostPass
 from dflow.lowering.plan_buffers import PlanBuffersPass
 from dflow.lowering.widen import WidenPass
 from dflow.runtime import LoadedProgram, load_program
-from dflow.runtime.parallel_compile import compile_in_parallel
-from dflow.runtime.program import DEVICE_MODULE
-from dflow.runtime.warm_start import compile_kernels as compile_cpu_kernels
+from dflow.runtime.program import DEVICE_MODULE, uses_numba
 from dflow.transforms.prune import PrunePass
 from dflow.transforms.schedule import SchedulePass
 
@@ -310,8 +308,11 @@ def compiled_program(
             shutil.rmtree(scratch, ignore_errors=True)
         trim(keep=directory)
     program = load_program(directory)
-    for part in program.parts:
-        if part.device.startswith("cpu"):
+    numba_parts = [p for p in program.parts if p.device.startswith("cpu") and uses_numba(p.module)]
+    if numba_parts:  # numba is imported only for them (0.2 s of an llvm target's start)
+        from dflow.runtime.parallel_compile import compile_in_parallel  # noqa: PLC0415
+
+        for part in numba_parts:
             compile_in_parallel(part.module)
     return program
 
@@ -338,8 +339,12 @@ def compile_kernels(directory: Path, timings: Timings) -> None:
     for part in program.parts:
         if part.device.startswith("gpu"):
             continue  # each @cuda.jit grid compiles at its first launch
+        if not uses_numba(part.module):
+            continue
         count = len(getattr(part.module, "KERNEL_ARGUMENTS", {}))
+        from dflow.runtime.warm_start import compile_kernels  # noqa: PLC0415 (imports numba)
+
         progress = Progress(count, f"numba: compiling on {part.device}")
         with timings.measure(f"numba: compile {count} CPU kernels of {part.device}"):
-            compile_cpu_kernels(part.module, progress.before)
+            compile_kernels(part.module, progress.before)
         progress.close()
