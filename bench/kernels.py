@@ -1,7 +1,9 @@
-"""Benchmark of the compiled path: numba kernels and the runtime against peers.
+"""Benchmark of the compiled path on both CPU targets (numba kernels, and one LLVM
+module per device: `--target llvm`) and the runtime, against peers.
 
     taskset -c 0 python bench/kernels.py          # one core, for stable ratios
-    taskset -c 0 python bench/kernels.py mlp      # only some: chain mlp convnet startup pipeline
+    taskset -c 0 python bench/kernels.py mlp      # only some: chain mlp convnet overhead
+                                                  # startup pipeline
     taskset -c 0 python bench/kernels.py --blas-as-is   # keep the environment's OpenBLAS kernels
 
 Every figure is measured in this run (best of several repetitions, after a warm
@@ -19,11 +21,15 @@ up that compiles), and each ratio compares numbers taken here:
    and JAX `jit` and PyTorch eager when they are installed.
 3. `convnet`: conv-relu-pool twice and a dense layer, batch 32, forward and
    backward, against the reference interpreter (NumPy per op).
-4. compile time apart from run time: the lowering (xDSL passes and emission),
+4. `overhead`: a call of a program of 20 kernels on 8 floats each (20 softmaxes),
+   whose kernels take next to nothing: what a run costs besides them (feed checks,
+   the host function, its launches), per target.
+5. compile time apart from run time: the lowering (xDSL passes and emission),
    numba's first compile, and a cached start: a fresh process that loads a
    20-kernel program from numba's cache and runs it once, with numba's own lazy
-   loading and with the runtime's warm start (`runtime/warm_start.py`).
-5. the graph pipeline without numba, per op, on random graphs of growing size, in
+   loading and with the runtime's warm start (`runtime/warm_start.py`), and the
+   llvm target's (its object code from the kernel store).
+6. the graph pipeline without numba, per op, on random graphs of growing size, in
    a fresh process that imports only the compiler.
 
 OpenBLAS (NumPy's, and SciPy's, which numba's `np.dot` calls) picks its kernels
@@ -96,10 +102,16 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:9.3f} ms"
 
 
-def compiled(module: ModuleOp, directory: Path) -> tuple[LoadedProgram, float]:
-    """The program of `module` and the time the lowering and emission took."""
+TARGETS = ("numba", "llvm")
+
+
+def compiled(
+    module: ModuleOp, directory: Path, target: str = "numba"
+) -> tuple[LoadedProgram, float]:
+    """The program of `module` for `target` and the time the lowering and emission took
+    (the llvm target's includes LLVM's compile, done as the module loads)."""
     started = time.perf_counter()
-    write_modules(compile_module(module), directory)
+    write_modules(compile_module(module, target=target), directory)
     return load_program(directory), time.perf_counter() - started
 
 
@@ -135,24 +147,29 @@ def chain_numpy(x: Array) -> Array:
 
 def bench_chain(work: Path) -> None:
     program, _ = compiled(chain_module(), work / "chain")
+    llvm, _ = compiled(chain_module(), work / "chain-llvm", "llvm")
     (x,) = inputs_of(program)
     out = np.empty_like(x)
     module = program.parts[0].module
     kernels = [v for k, v in vars(module).items() if k.startswith("fused_")]
-    np.testing.assert_allclose(program.run("main", [x])[0], chain_numpy(x), rtol=1e-6)
+    for each in (program, llvm):
+        np.testing.assert_allclose(each.run("main", [x])[0], chain_numpy(x), rtol=1e-6)
     copy = best(lambda: np.copyto(out, x))
     kernel = best(lambda: kernels[0](x, out))
-    whole = best(lambda: program.run("main", [x]))
+    times = best_of_each(
+        {
+            "whole run [numba]": lambda: program.run("main", [x]),
+            "whole run [llvm]": lambda: llvm.run("main", [x]),
+        }
+    )
     eager = best(lambda: chain_numpy(x))
     gbps = 2 * x.nbytes / copy / 1e9
     print(f"chain: 8 elementwise ops on {CHAIN_N} f32 ({len(kernels)} kernel)")
     print(f"  copy (bandwidth bound) {ms(copy)}   {gbps:.1f} GB/s")
-    print(f"  fused kernel           {ms(kernel)}   {copy / kernel:.2f} of copy bandwidth")
-    print(f"  whole run              {ms(whole)}   {copy / whole:.2f} of copy bandwidth")
-    print(
-        f"  NumPy eager            {ms(eager)}   kernel {eager / kernel:.2f}x faster, "
-        f"whole run {eager / whole:.2f}x faster"
-    )
+    print(f"  fused kernel (numba)   {ms(kernel)}   {copy / kernel:.2f} of copy bandwidth")
+    for name, whole in times.items():
+        print(f"  {name:<22} {ms(whole)}   {copy / whole:.2f} of copy bandwidth")
+    print(f"  NumPy eager            {ms(eager)}   numba kernel {eager / kernel:.2f}x faster")
 
 
 def relu(x: Array) -> Array:
@@ -261,35 +278,46 @@ def _torch_step(torch: Any, arguments: Sequence[Array]) -> Callable[[], None]:
 
 
 def bench_mlp(work: Path) -> None:
-    program, lowering = compiled(mlp(), work / "mlp")
-    arguments = inputs_of(program)
+    programs: dict[str, LoadedProgram] = {}
+    firsts: dict[str, tuple[float, float]] = {}
+    for target in TARGETS:
+        program, lowering = compiled(mlp(), work / f"mlp-{target}", target)
+        arguments = inputs_of(program)
+        x, labels, w0, _, w1, _, w2, _ = arguments
+        labels[:] = np.eye(10, dtype=np.float32)[np.arange(x.shape[0]) % 10]
+        started = time.perf_counter()
+        results = program.run(entry_of(program), arguments)
+        firsts[target] = (lowering, time.perf_counter() - started)
+        for got, want in zip(results, mlp_numpy(*arguments), strict=True):
+            np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-5)
+        programs[target] = program
+    arguments = inputs_of(programs["numba"])
     x, labels, w0, _, w1, _, w2, _ = arguments
     labels[:] = np.eye(10, dtype=np.float32)[np.arange(x.shape[0]) % 10]
-    started = time.perf_counter()
-    results = program.run(entry_of(program), arguments)
-    first = time.perf_counter() - started
-    expected = mlp_numpy(*arguments)
-    for got, want in zip(results, expected, strict=True):
-        np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-5)
     others = peers(arguments, _jax_loss, (2, 3, 4, 5, 6, 7), _torch_step)
+    compiled_steps = {
+        f"compiled [{t}]": (lambda p=p: p.run(entry_of(p), arguments)) for t, p in programs.items()
+    }
     times = best_of_each(
         {
-            "compiled": lambda: program.run(entry_of(program), arguments),
+            **compiled_steps,
             "matmuls": matmuls_only(x, w0, w1, w2),
             "NumPy eager": lambda: mlp_numpy(*arguments),
             **others,
         }
     )
-    step, products, eager = times["compiled"], times["matmuls"], times["NumPy eager"]
-    kernels = sum(1 for k in vars(program.parts[0].module) if not k.startswith("_"))
-    print(f"mlp: training step 784-512-512-10, batch 256 ({kernels} names in the module)")
-    print(f"  lowering + emission    {ms(lowering)}")
-    print(f"  first run (numba jit)  {ms(first)}")
-    print(f"  compiled step          {ms(step)}")
-    print(f"  matmuls alone          {ms(products)}   step / matmuls {step / products:.2f}")
-    print(f"  NumPy eager            {ms(eager)}   compiled {eager / step:.2f}x faster")
+    products, eager = times["matmuls"], times["NumPy eager"]
+    print("mlp: training step 784-512-512-10, batch 256")
+    for target, (lowering, first) in firsts.items():
+        print(f"  [{target}] lowering + emission {ms(lowering)}, first run {ms(first)}")
+    print(f"  matmuls alone          {ms(products)}")
+    print(f"  NumPy eager            {ms(eager)}")
+    for name in compiled_steps:
+        step = times[name]
+        print(f"  {name:<22} {ms(step)}   step / matmuls {step / products:.2f}, ", end="")
+        print(", ".join(f"/ {peer} {step / times[peer]:.2f}" for peer in ["NumPy eager", *others]))
     for name in others:
-        print(f"  {name:<22} {ms(times[name])}   compiled / {name} {step / times[name]:.2f}")
+        print(f"  {name:<22} {ms(times[name])}")
 
 
 def _jax_convnet_loss(image: Any, f1: Any, f2: Any, dense: Any) -> Any:
@@ -331,27 +359,53 @@ def bench_convnet(work: Path) -> None:
     """The step against the interpreter and the peers, every result checked
     against the interpreter's first."""
     module = convnet()
-    program, _ = compiled(convnet(), work / "convnet")
+    programs = {t: compiled(convnet(), work / f"convnet-{t}", t)[0] for t in TARGETS}
+    program = programs["numba"]
     entry = entry_of(program)
     arguments = inputs_of(program)
     reference = run_function(module, entry, arguments)
     found = peers(arguments, _jax_convnet_loss, (1, 2, 3), _torch_convnet_step)
-    for name, run in {"compiled": lambda: program.run(entry, arguments), **found}.items():
+    steps = {f"compiled [{t}]": (lambda p=p: p.run(entry, arguments)) for t, p in programs.items()}
+    for name, run in {**steps, **found}.items():
         for got, want in zip(run(), reference, strict=True):
             np.testing.assert_allclose(got, want, rtol=2e-3, atol=1e-4, err_msg=name)
     times = best_of_each(
         {
-            "compiled": lambda: program.run(entry, arguments),
+            **steps,
             "interpreter (NumPy)": lambda: run_function(module, entry, arguments),
             **found,
         },
         rounds=5,
     )
-    step = times.pop("compiled")
     print("convnet: conv-relu-pool x2 + dense, batch 32, forward and backward")
-    print(f"  compiled step          {ms(step)}")
+    for name in steps:
+        step = times.pop(name)
+        ratios = ", ".join(f"/ {peer} {step / elapsed:.2f}" for peer, elapsed in times.items())
+        print(f"  {name:<22} {ms(step)}   {ratios}")
     for name, elapsed in times.items():
-        print(f"  {name:<22} {ms(elapsed)}   compiled / {name} {step / elapsed:.2f}")
+        print(f"  {name:<22} {ms(elapsed)}")
+
+
+def twenty_softmaxes() -> ModuleOp:
+    """20 kernels that take next to nothing: softmaxes of 8 floats, one after another."""
+    g = Graph()
+    h = g.input("x", (8,))
+    for _ in range(20):
+        h = h.softmax(0)
+    g.output(h)
+    return g.module()
+
+
+def bench_overhead(work: Path) -> None:
+    """The time of a call of a program whose 20 kernels take next to nothing."""
+    programs = {t: compiled(twenty_softmaxes(), work / f"overhead-{t}", t)[0] for t in TARGETS}
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    runs = {f"run [{t}]": (lambda p=p: p.run("main", [x])) for t, p in programs.items()}
+    times = best_of_each(runs, rounds=20)
+    kernels = len(programs["numba"].parts[0].module.KERNEL_ARGUMENTS)
+    print(f"overhead: a call of a {kernels}-kernel program on 8 floats (issue 33: <= 10 us)")
+    for name, seconds in times.items():
+        print(f"  {name:<22} {seconds * 1e6:9.1f} us")
 
 
 def twenty_kernels() -> ModuleOp:
@@ -379,23 +433,26 @@ print(time.perf_counter() - started)
 
 
 def bench_startup(work: Path) -> None:
-    directory = work / "twenty"
+    directory, llvm = work / "twenty", work / "twenty-llvm"
     write_modules(compile_module(twenty_kernels()), directory)
+    write_modules(compile_module(twenty_kernels(), target="llvm"), llvm)
     kernels = (directory / "cpu_0.py").read_text().count("@_kernel(")
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
 
-    def start(mode: str) -> float:
-        command = [sys.executable, "-c", STARTUP, str(directory), mode]
+    def start(mode: str, folder: Path = directory) -> float:
+        command = [sys.executable, "-c", STARTUP, str(folder), mode]
         done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
         return float(done.stdout)
 
-    cold = start("warm")
-    pairs = [(start("lazy"), start("warm")) for _ in range(7)]  # alternating: same moments
-    lazy, warm = (min(times) for times in zip(*pairs, strict=True))
+    cold, cold_llvm = start("warm"), start("warm", llvm)
+    rounds = [(start("lazy"), start("warm"), start("warm", llvm)) for _ in range(7)]
+    lazy, warm, cached_llvm = (min(times) for times in zip(*rounds, strict=True))
     print(f"startup: a fresh process loads and runs a {kernels}-kernel program (best of 7)")
     print(f"  first process (numba compiles)     {ms(cold)}")
     print(f"  cached, numba's lazy loading       {ms(lazy)}")
     print(f"  cached, dflow's warm start         {ms(warm)}   goal < 500 ms")
+    print(f"  first process (LLVM compiles)      {ms(cold_llvm)}")
+    print(f"  cached, llvm target                {ms(cached_llvm)}")
 
 
 PIPELINE = """
@@ -441,6 +498,7 @@ def main() -> None:
         "chain": bench_chain,
         "mlp": bench_mlp,
         "convnet": bench_convnet,
+        "overhead": bench_overhead,
         "startup": bench_startup,
         "pipeline": lambda _: bench_pipeline(),
     }

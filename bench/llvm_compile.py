@@ -28,7 +28,8 @@ COMMON = """
 import sys, time
 sys.path[:0] = [sys.argv[1] + "/bench", sys.argv[1] + "/tests/support"]
 from placement import mlp
-from dflow.backend.llvm.kernel import KernelPrinter, UnsupportedKernelError
+from dflow.backend.llvm.kernel import KernelPrinter
+from dflow.backend.llvm.types import UnsupportedKernelError
 from dflow.dialects.df.symbols import kernel_functions
 from dflow.driver.compilation.compiler import lower
 import dflow.runtime.library.cpu, dflow.runtime.library.vmath  # the runtime, compiled already

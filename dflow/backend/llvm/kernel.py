@@ -13,22 +13,22 @@ does not handle yet (library calls, scratch buffers, the 8- and 4-bit floats and
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import prod
-from typing import cast
+from typing import Any, cast
 
-from xdsl.dialects import arith, func, math, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects import arith, func, math, memref, scf, vector
+from xdsl.dialects.builtin import (
+    MemRefType,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from dflow.backend.llvm import vmath
+from dflow.backend.llvm import vectors, vmath
 from dflow.backend.llvm.library import library_routine, print_product
+from dflow.backend.llvm.types import UnsupportedKernelError, literal, llvm_type, suffix
 from dflow.dialects.upstream import RemFOp
-
-FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double"}
-"""LLVM's type of each float df kernels compute or store in."""
 
 BINARY = {
     arith.AddfOp: "fadd",
@@ -82,60 +82,6 @@ CASTS = {
 }
 
 
-class UnsupportedKernelError(NotImplementedError):
-    """A kernel holds an op or a type this printer does not handle yet."""
-
-
-def llvm_type(type: Attribute) -> str:
-    """LLVM's name of a scalar type of a kernel (index is i64)."""
-    if isinstance(type, IndexType):
-        return "i64"
-    if isinstance(type, IntegerType):
-        width = cast(IntegerType, type).bitwidth
-        if width < 8 and width != 1:
-            raise UnsupportedKernelError(
-                f"{type} values (2- and 4-bit integers) are not printed yet"
-            )
-        return f"i{width}"
-    name = FLOAT_TYPES.get(str(type))
-    if name is None:
-        raise UnsupportedKernelError(f"{type} values are not printed yet")
-    return name
-
-
-def _suffix(type: str) -> str:
-    """An intrinsic's type suffix: `f32` for float, `i64` for i64."""
-    return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}.get(type, type)
-
-
-def literal(attribute: Attribute) -> str:
-    """A constant as an LLVM operand: floats as the hex of their double (exact), as
-    LLVM requires; integers in decimal; booleans as `true`/`false`."""
-    if isinstance(attribute, FloatAttr):
-        value = _rounded(float(attribute.value.data), str(attribute.type))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        return "0x" + struct.pack(">d", value).hex().upper()
-    assert isinstance(attribute, IntegerAttr)
-    value = int(attribute.value.data)
-    if llvm_type(attribute.type) == "i1":  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        return "true" if value else "false"
-    return str(value)
-
-
-def _rounded(value: float, type: str) -> float:
-    """`value` rounded to `type`'s precision (LLVM refuses a constant its type cannot
-    hold exactly): f32 and f16 by `struct`, bf16 by `ml_dtypes`."""
-    if type == "f32":
-        return float(struct.unpack("<f", struct.pack("<f", value))[0])
-    if type == "f16":
-        return float(struct.unpack("<e", struct.pack("<e", value))[0])
-    if type == "bf16":
-        import ml_dtypes  # noqa: PLC0415 (bf16 constants only)
-        import numpy as np  # noqa: PLC0415
-
-        return float(np.array(value, ml_dtypes.bfloat16))
-    return value
-
-
 @dataclass
 class KernelPrinter:
     """Prints one kernel function; `declarations` collects the intrinsics and library
@@ -183,24 +129,33 @@ class KernelPrinter:
             self.op(op)
 
     def op(self, op: Operation) -> None:
-        if isinstance(op, scf.ForOp):
-            self.for_loop(op)
-        elif isinstance(op, scf.ParallelOp):
-            self.parallel(op)
-        elif isinstance(op, memref.LoadOp | memref.StoreOp):
-            self.memory(op)
+        handler = self.handlers.get(type(op))
+        if handler is not None:
+            handler(op)
         elif isinstance(op, scf.ReduceOp | scf.YieldOp):
             return
-        elif isinstance(op, func.ReturnOp):
-            self.emit("ret void")
         elif isinstance(op, memref.CastOp | memref.CollapseShapeOp):
             self.names[op.results[0]] = self.value(op.operands[0])
-        elif isinstance(op, func.CallOp):
-            self.library_call(op)
-        elif not op.results:  # a library call, a store into scratch, ...
+        elif not op.results:  # a store into scratch, ...
             raise UnsupportedKernelError(f"{op.name} is not printed yet")
         else:
             self.scalar(op)
+
+    @cached_property
+    def handlers(self) -> dict[type[Operation], Callable[[Any], None]]:
+        """The printer of each op class that is not one scalar instruction."""
+        return {
+            scf.ForOp: self.for_loop,
+            scf.ParallelOp: self.parallel,
+            memref.LoadOp: self.memory,
+            memref.StoreOp: self.memory,
+            func.ReturnOp: lambda _: self.emit("ret void"),
+            func.CallOp: self.library_call,
+            vector.LoadOp: lambda op: vectors.load(self, op),
+            vector.StoreOp: lambda op: vectors.store(self, op),
+            vector.BroadcastOp: lambda op: vectors.broadcast(self, op),
+            vector.FMAOp: lambda op: vectors.fma(self, op),
+        }
 
     def library_call(self, op: func.CallOp) -> None:
         """A routine of the library: the float products (`library.py`)."""
@@ -230,7 +185,7 @@ class KernelPrinter:
             self.declarations.update(vmath.definitions(name, ty))
             return f"call {ty} @{vmath.NAMES[name, ty]}({ty} {operands[0]})"
         if kind in INTRINSICS:
-            return self.call(f"{INTRINSICS[kind]}.{_suffix(ty)}", ty, operands)
+            return self.call(f"{INTRINSICS[kind]}.{suffix(ty)}", ty, operands)
         if kind in LIBM:
             return self.call(LIBM[kind] + ("f" if ty == "float" else ""), ty, operands)
         if kind in CASTS:
@@ -255,7 +210,7 @@ class KernelPrinter:
             return f"fneg {ty} {operands[0]}"
         if isinstance(op, math.RsqrtOp):
             root = self.fresh()
-            self.emit(f"{root} = {self.call(f'llvm.sqrt.{_suffix(ty)}', ty, operands)}")
+            self.emit(f"{root} = {self.call(f'llvm.sqrt.{suffix(ty)}', ty, operands)}")
             return f"fdiv {ty} 0x3FF0000000000000, {root}"
         if isinstance(op, arith.DivSIOp):
             return self.signed_division(ty, operands)

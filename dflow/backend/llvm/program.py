@@ -32,7 +32,8 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from dflow.backend.llvm.kernel import KernelPrinter, UnsupportedKernelError
+from dflow.backend.llvm.kernel import KernelPrinter
+from dflow.backend.llvm.types import UnsupportedKernelError
 from dflow.backend.numba.host import HostPrinter, entry_record, held_argument
 from dflow.backend.numba.module import (
     CONSTANTS_SUFFIX,
