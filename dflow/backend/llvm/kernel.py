@@ -232,14 +232,25 @@ class KernelPrinter:
         assert isinstance(buffer.type, MemRefType)
         element = llvm_type(buffer.type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         offset = self.offset(tuple(buffer.type.get_shape()), [self.value(i) for i in op.indices])  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        held = "i8" if element == "i1" else element  # a boolean is a byte, 0 or 1
         address = self.fresh("p")
-        self.emit(f"{address} = getelementptr {element}, ptr {self.value(buffer)}, i64 {offset}")
+        self.emit(f"{address} = getelementptr {held}, ptr {self.value(buffer)}, i64 {offset}")
         if isinstance(op, memref.LoadOp):
             name = self.fresh()
             self.names[op.res] = name
-            self.emit(f"{name} = load {element}, ptr {address}")
-        else:
-            self.emit(f"store {element} {self.value(op.value)}, ptr {address}")
+            if held == element:
+                self.emit(f"{name} = load {element}, ptr {address}")
+                return
+            byte = self.fresh()
+            self.emit(f"{byte} = load i8, ptr {address}")
+            self.emit(f"{name} = trunc i8 {byte} to i1")
+            return
+        value = self.value(op.value)
+        if held != element:
+            byte = self.fresh()
+            self.emit(f"{byte} = zext i1 {value} to i8")
+            value = byte
+        self.emit(f"store {held} {value}, ptr {address}")
 
     def offset(self, shape: tuple[int, ...], indices: Sequence[str]) -> str:
         """The row-major offset of `indices` in a buffer of `shape`."""
