@@ -63,13 +63,14 @@ class BlasShare:
     def sharing(self, threads: int) -> Generator[None, None, None]:
         """Count `threads` CPU device threads as running inside the block; BLAS runs on
         `usable_cores() // running` threads while `running` is above one."""
-        self._enter(threads)
+        self.enter(threads)
         try:
             yield
         finally:
-            self._leave(threads)
+            self.leave(threads)
 
-    def _enter(self, threads: int) -> None:
+    def enter(self, threads: int) -> None:
+        """`sharing`'s start, for a caller that pays for no generator (every run)."""
         with self.lock:
             self.running += threads
             if self.running <= 1 or not self.enabled:
@@ -82,7 +83,8 @@ class BlasShare:
                 if library.get_num_threads() > share:
                     library.set_num_threads(share)
 
-    def _leave(self, threads: int) -> None:
+    def leave(self, threads: int) -> None:
+        """`sharing`'s end."""
         with self.lock:
             self.running -= threads
             if self.running == 0:

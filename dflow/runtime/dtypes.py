@@ -5,6 +5,7 @@ way to a cached run of other dtypes)."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -26,8 +27,10 @@ ML_DTYPES = ML_FLOATS | set(SUB_BYTE_BITS)
 """Every dtype of `ml_dtypes` that df has, by name."""
 
 
+@cache
 def dtype_named(name: str) -> np.dtype[Any]:
-    """The dtype `np.dtype(name)` is, `ml_dtypes`' included."""
+    """The dtype `np.dtype(name)` is, `ml_dtypes`' included (cached: every run's feeds
+    are checked against it)."""
     if name in ML_DTYPES:
         import ml_dtypes  # noqa: PLC0415 (a twentieth of a second: only when needed)
 

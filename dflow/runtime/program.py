@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -116,12 +117,14 @@ def _check_feeds(entry: str, signature: Sequence[Any], arguments: Sequence[Any])
     checked: list[Any] = []
     for position, (argument, (shape, dtype)) in enumerate(zip(arguments, signature, strict=True)):
         array, expected = np.asarray(argument), dtype_named(dtype)
-        if tuple(array.shape) != tuple(shape) or array.dtype != expected:
+        if array.shape != tuple(shape) or array.dtype != expected:
             raise ProgramError(
                 f"@{entry} argument {position}: expected {tuple(shape)} {expected}, "
                 f"got {tuple(array.shape)} {array.dtype}"
             )
-        checked.append(np.require(array, requirements="C"))  # ascontiguousarray makes 0-d 1-d
+        if not array.flags.c_contiguous:  # ascontiguousarray would make a 0-d array 1-d
+            array = np.require(array, requirements="C")
+        checked.append(array)
     return checked
 
 
@@ -141,6 +144,11 @@ class LoadedProgram:
     def devices(self) -> list[str]:
         return [p.device for p in self.parts]
 
+    @cached_property
+    def cpu_devices(self) -> int:
+        """How many of its devices are CPUs (the threads that share BLAS's cores)."""
+        return sum(part.device.startswith("cpu") for part in self.parts)
+
     def signature(self, entry: str) -> dict[str, Any]:
         for part in self.parts:
             found = part.entry(entry)
@@ -153,8 +161,19 @@ class LoadedProgram:
     ) -> list[Any]:
         signature = self.signature(entry)
         feeds = _check_feeds(entry, signature["entry_arguments"], arguments)
-        results = self.run_parts(entry, feeds, Channels(timeout))
+        results = self.run_parts(entry, feeds, self.channels(timeout))
         return [results[index] for index in range(len(signature["entry_results"]))]
+
+    def channels(self, timeout: float) -> Channels:
+        """A run's channels: new ones, unless no device sends anything (then one set,
+        never used, serves every run: a condition variable less to make per call)."""
+        if self.transfers:
+            return Channels(timeout)
+        return self.unused_channels
+
+    @cached_property
+    def unused_channels(self) -> Channels:
+        return Channels(DEFAULT_TIMEOUT_S)
 
     def trace(
         self, entry: str, arguments: Sequence[Any], timeout: float = DEFAULT_TIMEOUT_S
@@ -187,10 +206,12 @@ class LoadedProgram:
             _DeviceRun(part, contexts[part.device], entry, feeds, results, channels, tracer)
             for part in self.parts
         ]
+        cpus = self.cpu_devices
+        SHARE.enter(cpus)
         try:
-            with SHARE.sharing(sum(part.device.startswith("cpu") for part in self.parts)):
-                _run_all(runs)
+            _run_all(runs)
         finally:
+            SHARE.leave(cpus)
             self.give_back(contexts)
         failures = [r.error for r in runs if r.error is not None]
         real = [f for f in failures if not isinstance(f, ChannelAbandonedError)]
@@ -205,7 +226,7 @@ class LoadedProgram:
         found = {i for part in self.parts for i in (part.entry(entry) or {}).get("arguments", ())}
         return sorted(found)
 
-    @property
+    @cached_property
     def transfers(self) -> list[tuple[str, str, str]]:
         """Every transfer the devices make, as `(key, source, destination)`."""
         found = {tuple(t) for part in self.parts for t in getattr(part.module, "CHANNELS", ())}

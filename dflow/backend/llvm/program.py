@@ -9,11 +9,11 @@ the numba target's kernel, printed in the Python module as that target prints it
 The host function stays Python (`rt` calls, as the numba target prints it: outputs,
 transfers, fetches), but each run of launches of LLVM kernels between two ops that
 read or write buffers from Python becomes one LLVM function, a *segment*, taking the
-arena and the other buffers it touches as pointers, with the views of the arena as
-address arithmetic; a view is made in Python only where Python uses it. So a program
-whose kernels are all LLVM's runs as one call into machine code, whatever its number
-of kernels; one with a numba kernel or a transfer in the middle, as one call per
-stretch between them.
+arena and the other buffers it touches as NumPy arrays (their objects' addresses,
+whose data pointers it reads), with the views of the arena as address arithmetic; a
+view is made in Python only where Python uses it. So a program whose kernels are all
+LLVM's runs as one call into machine code, whatever its number of kernels; one with
+a numba kernel or a transfer in the middle, as one call per stretch between them.
 
 The Python module differs from the numba target's in its header: it loads the LLVM
 module beside it (`runtime/llvm_jit.py`: optimized once, object code cached) and
@@ -46,6 +46,10 @@ from dflow.backend.numba.printer import Lines
 from dflow.dialects import dfrt
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.symbols import device_scopes, kernel_functions
+
+DATA_OFFSET = 16
+"""Where a NumPy array object holds its data pointer, on 64-bit platforms (the
+runtime checks it: `llvm_jit.ARRAY_DATA_OFFSET`)."""
 
 LLVM_SUFFIX = ".ll"
 """The LLVM module of `cpu_0.py` is `cpu_0.ll`."""
@@ -89,9 +93,16 @@ class Segment:
         return None
 
     def llvm(self) -> list[str]:
-        """The segment as an LLVM function: each view an offset from the arena."""
-        parameters = ["ptr %arena"] + [f"ptr %b{i}" for i in range(len(self.buffers))]
+        """The segment as an LLVM function of array objects (`ARRAY_DATA_OFFSET`:
+        each one's data pointer read first), each view an offset from the arena's."""
+        parameters = ["ptr %arena.array"] + [f"ptr %b{i}.array" for i in range(len(self.buffers))]
         lines = [f'define void @"{self.symbol}"({", ".join(parameters)}) {{', "entry:"]
+        names = (["%arena"] if self.arena() is not None else []) + [
+            f"%b{i}" for i in range(len(self.buffers))
+        ]
+        for name in names:
+            lines.append(f"  {name}.data = getelementptr i8, ptr {name}.array, i64 {DATA_OFFSET}")
+            lines.append(f"  {name} = load ptr, ptr {name}.data")
         views: dict[SSAValue, str] = {}
         for launch in self.launches:
             pointers: list[str] = []
@@ -157,13 +168,9 @@ class SegmentedHostPrinter(HostPrinter):
         if segment is None:
             return
         arena = segment.arena()
-        addresses = [self.address(arena)] + [self.address(b) for b in segment.buffers]
-        self.out(f"{segment.python}({', '.join(addresses)})")
-
-    def address(self, value: SSAValue | None) -> str:
-        if value is None:
-            return "0"
-        return f"{self.value(value)}.ctypes.data"
+        arrays = ["None" if arena is None else self.value(arena)]
+        arrays += [self.value(b) for b in segment.buffers]
+        self.out(f"{segment.python}({', '.join(arrays)})")
 
 
 @dataclass
@@ -240,7 +247,7 @@ class LlvmProgramPrinter(ModulePrinter):
         lines(f"_llvm = _load_llvm(__file__[:-3] + {LLVM_SUFFIX!r})")
         for segment in self.segments:
             arity = 1 + len(segment.buffers)
-            lines(f"{segment.python} = _llvm.function({segment.symbol!r}, {arity})")
+            lines(f"{segment.python} = _llvm.array_function({segment.symbol!r}, {arity})")
         facts = {s.python: self.segment_facts(s) for s in self.segments}
         lines(f"KERNELS.update({facts!r})")
         return text + lines.text()
