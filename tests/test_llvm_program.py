@@ -199,3 +199,32 @@ def test_compile_and_jit_take_the_target() -> None:
 
     x = np.linspace(-3, 3, 12, dtype=np.float32)
     np.testing.assert_allclose(scaled(x), np.tanh(x) * 2.0, rtol=1e-6)
+
+
+def _large(g: Graph) -> list[Tensor]:
+    x, w = g.input("x", (512, 300), "f32"), g.input("w", (300,), "f64")
+    h = (x * 1.5 + 0.25).tanh()
+    return [h, h.sum([1]), x.softmax(1), (w.cast("f32") * x).max([0]), x.mean()]
+
+
+def test_parallel_kernels_split_their_outer_loops_over_threads(tmp_path: Path) -> None:
+    """With `parallel`, each kernel of enough work runs its outer loop as chunks on
+    threads (`backend/llvm/threads.py`): row-wise and column-wise reductions and an
+    elementwise kernel equal the interpreter, and a small kernel (the scalar mean's)
+    stays in one piece."""
+    rng = np.random.default_rng(5)
+    x, w = normal(rng, (512, 300), "f32"), normal(rng, (300,), "f64")
+    graph = Graph("main")
+    graph.output(*_large(graph))
+    module = graph.module()
+    expected = run_function(module, "main", [x, w])
+    sources = compile_module(module, parallel=True, target="llvm")
+    write_modules(sources, tmp_path)
+    text = str(sources["cpu_0.ll"])
+    assert text.count("define internal void @dflow.parallel_for(") == 1
+    chunks = re.findall(r'^define internal void @"(\w+)\.chunk\d+"', text, re.MULTILINE)
+    assert chunks and len(set(chunks)) < len(re.findall(r"^define void @(?!\")", text, re.M))
+    assert "_llvm.set_threads('dflow.threads')" in str(sources["cpu_0.py"])
+    program = load_program(tmp_path)
+    names = ["h", "rows", "softmax", "columns", "mean"]
+    assert_same(program.run("main", [x, w]), expected, names, f32_atol=1e-4)

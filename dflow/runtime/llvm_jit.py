@@ -51,6 +51,13 @@ class LlvmLibrary:
     engine: Any
     functions: dict[str, Any] = field(default_factory=dict[str, Any])
 
+    def set_threads(self, name: str) -> None:
+        """Set the module's thread count, global `name` (an i64), to the cores this
+        process may use (its affinity: `taskset` and cgroups' CPU sets count)."""
+        address = self.engine.get_global_value_address(name)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        ctypes.c_int64.from_address(address).value = max(1, cores or 1)
+
     def function(self, name: str, arity: int) -> Any:
         """The C function `name` of `arity` pointer arguments, as a `ctypes` callable
         taking addresses (Python ints)."""

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from dflow.backend.llvm import vectors, vmath
+from dflow.backend.llvm import threads, vectors, vmath
 from dflow.backend.llvm.library import library_routine, print_product
 from dflow.backend.llvm.types import UnsupportedKernelError, literal, llvm_type, suffix
 from dflow.dialects.upstream import RemFOp
@@ -88,7 +88,12 @@ class KernelPrinter:
     functions it calls, for the module to declare once."""
 
     declarations: set[str]
+    parallel_loops: bool = False
+    """Whether outer parallel loops are split over threads (`threads.py`)."""
     lines: list[str] = field(default_factory=list[str])
+    chunks: list[list[str]] = field(default_factory=list[list[str]])
+    """The functions of the loops split over threads, printed after the kernel."""
+    kernel: str = ""
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     counter: int = 0
     block: str = "entry"
@@ -118,10 +123,13 @@ class KernelPrinter:
             llvm_type(cast(MemRefType[Attribute], buffer).element_type)  # refused early
             self.names[argument] = f"%a{index}"
             arguments.append(f"ptr %a{index}")
-        self.lines.append(f"define void @{op.sym_name.data}({', '.join(arguments)}) {{")
+        self.kernel = op.sym_name.data
+        self.lines.append(f"define void @{self.kernel}({', '.join(arguments)}) {{")
         self.label("entry")
         self.ops(op.body.block)
         self.lines.append("}")
+        for chunk in self.chunks:
+            self.lines += ["", *chunk]
         return self.lines
 
     def ops(self, block: Block) -> None:
@@ -285,10 +293,24 @@ class KernelPrinter:
             self.names[result] = name
 
     def parallel(self, op: scf.ParallelOp) -> None:
-        body = op.body.block
-        self.nest(body, list(zip(op.lowerBound, op.upperBound, op.step, strict=True)), 0)
+        """Nested loops, or with `parallel` the outer one split over threads
+        (`threads.py`)."""
+        if self.parallel_loops and threads.splits(op):
+            threads.outline(self, op, self.kernel)
+        else:
+            self.chunk_loop(op, None)
 
-    def nest(self, body: Block, bounds: Sequence[Sequence[SSAValue]], depth: int) -> None:
+    def chunk_loop(self, op: scf.ParallelOp, outer: tuple[str, str, str] | None) -> None:
+        """The loops of `op`, the outer one over `outer`'s bounds where given."""
+        bounds = [
+            (self.value(lb), self.value(ub), self.value(step))
+            for lb, ub, step in zip(op.lowerBound, op.upperBound, op.step, strict=True)
+        ]
+        if outer is not None:
+            bounds[0] = outer
+        self.nest(op.body.block, bounds, 0)
+
+    def nest(self, body: Block, bounds: Sequence[tuple[str, str, str]], depth: int) -> None:
         """The loops of an `scf.parallel` from `depth` in, one inside the other."""
         if depth == len(bounds):
             self.ops(body)
@@ -298,8 +320,7 @@ class KernelPrinter:
             self.nest(body, bounds, depth + 1)
             return []
 
-        lb, ub, step = (self.value(v) for v in bounds[depth])
-        self.loop(body.args[depth], Carried([], []), (lb, ub, step), inner)
+        self.loop(body.args[depth], Carried([], []), bounds[depth], inner)
 
     def loop(
         self,

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from dflow.backend.llvm.kernel import KernelPrinter
+from dflow.backend.llvm.threads import PARALLEL_MIN_WORK, THREADS_GLOBAL
 from dflow.backend.llvm.types import UnsupportedKernelError
 from dflow.backend.numba.host import HostPrinter, entry_record, held_argument
 from dflow.backend.numba.module import (
@@ -188,8 +189,10 @@ class LlvmProgramPrinter(ModulePrinter):
     def __post_init__(self) -> None:
         for kernel in kernel_functions(self.scope):
             declarations: set[str] = set()
+            facts = kernel_facts(kernel)
+            split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
             try:
-                lines = KernelPrinter(declarations).function(kernel)
+                lines = KernelPrinter(declarations, parallel_loops=split).function(kernel)
             except UnsupportedKernelError as error:
                 self.refused[kernel.sym_name.data] = str(error)
                 continue
@@ -245,6 +248,8 @@ class LlvmProgramPrinter(ModulePrinter):
         lines = Lines()
         lines("")
         lines(f"_llvm = _load_llvm(__file__[:-3] + {LLVM_SUFFIX!r})")
+        if any("@dflow.parallel_for(" in line for f in self.llvm_functions.values() for line in f):
+            lines(f"_llvm.set_threads({THREADS_GLOBAL!r})")
         for segment in self.segments:
             arity = 1 + len(segment.buffers)
             lines(f"{segment.python} = _llvm.array_function({segment.symbol!r}, {arity})")
@@ -284,8 +289,8 @@ class LlvmProgramPrinter(ModulePrinter):
 def llvm_program_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:
     """The files of each device's program: for a CPU device its Python module, its
     LLVM module and the binary file of its large constants where it has some; a GPU
-    device's as the numba target writes them. `parallel`: the numba kernels'
-    option (the LLVM kernels run their loops in order)."""
+    device's as the numba target writes them. `parallel`: the outer parallel loops of
+    kernels split over threads (`threads.py`; numba's `parallel=True` for its own)."""
     files: dict[str, str | bytes] = {}
     for named, scope in device_scopes(module):
         device = named or DEFAULT_DEVICE
