@@ -7,7 +7,9 @@ imports no numba until it loads a program, can find its entries.
 What dflow puts under the root, every folder `0700` and every file `0600`:
 a folder per compiled program (named after its key; `driver/compilation/compiler.py`), and
 `.new-*` scratch folders while one is written; `kernels/` (`STORE`), a folder per
-CPU kernel holding numba's cache of it (`runtime/kernel_cache.py`); and
+CPU kernel holding numba's cache of it (`runtime/kernel_cache.py`) and a folder per
+llvm target module holding its object code (`runtime/llvm_jit.py`), each named by
+`store_folder`; and
 `roofline.json` (`ROOFLINE`), this machine's measured peaks (`runtime/roofline.py`).
 `dflow cache clear` removes all of them (`driver/compilation/cache.py`)."""
 

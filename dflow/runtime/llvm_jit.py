@@ -16,6 +16,7 @@ are all LLVM's starts without it.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -148,6 +149,8 @@ def _cached_object(text: str, machine: Any) -> bytes:
     folder = store_folder("llvm\0" + machine_digest(text))
     path = None if folder is None else folder / OBJECT_FILE
     if path is not None and path.is_file():
+        with contextlib.suppress(OSError):
+            os.utime(path.parent)  # used: the cache's trim keeps it longer
         return path.read_bytes()
     code = compile_object(text, machine)
     if path is not None:
