@@ -94,6 +94,9 @@ class KernelPrinter:
     chunks: list[list[str]] = field(default_factory=list[list[str]])
     """The functions of the loops split over threads, printed after the kernel."""
     kernel: str = ""
+    calls_made: bool = False
+    """Whether the kernel's library calls are made before it, from Python (an
+    epilogue: `program.py`), so that it prints none."""
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     counter: int = 0
     block: str = "entry"
@@ -112,7 +115,9 @@ class KernelPrinter:
         self.lines.append(f"{name}:")
         self.block = name
 
-    def function(self, op: func.FuncOp) -> list[str]:
+    def function(self, op: func.FuncOp, symbol: str | None = None) -> list[str]:
+        """`op` as `define void @<symbol>(ptr, ...)` (its own name by default), and
+        the chunk functions of its loops split over threads after it."""
         arguments: list[str] = []
         for index, argument in enumerate(op.body.block.args):
             buffer = argument.type
@@ -123,8 +128,8 @@ class KernelPrinter:
             llvm_type(cast(MemRefType[Attribute], buffer).element_type)  # refused early
             self.names[argument] = f"%a{index}"
             arguments.append(f"ptr %a{index}")
-        self.kernel = op.sym_name.data
-        self.lines.append(f"define void @{self.kernel}({', '.join(arguments)}) {{")
+        self.kernel = symbol or op.sym_name.data
+        self.lines.append(f"define void @{_symbol(self.kernel)}({', '.join(arguments)}) {{")
         self.label("entry")
         self.ops(op.body.block)
         self.lines.append("}")
@@ -166,7 +171,10 @@ class KernelPrinter:
         }
 
     def library_call(self, op: func.CallOp) -> None:
-        """A routine of the library: the float products (`library.py`)."""
+        """A routine of the library: the float products (`library.py`); none where
+        the calls are made from Python."""
+        if self.calls_made:
+            return
         found = library_routine(op)
         if found is None:
             raise UnsupportedKernelError(f"{op.callee} is not printed yet")
@@ -378,3 +386,8 @@ def _predicate(op: arith.CmpfOp | arith.CmpiOp) -> str:
     int_names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
     names = float_names if isinstance(op, arith.CmpfOp) else int_names
     return names[int(op.predicate.value.data)]
+
+
+def _symbol(name: str) -> str:
+    """A function's name as LLVM reads it: quoted unless it is a plain identifier."""
+    return name if name.replace("_", "a").isalnum() and not name[0].isdigit() else f'"{name}"'

@@ -3,9 +3,12 @@ the host code that launches them, and a Python module that loads and calls it.
 
     dflow compile model.mlir -o out/ --target llvm   # out/cpu_0.py and out/cpu_0.ll
 
-Each kernel is printed as an LLVM function (`kernel.py`); one the printer refuses
-(`UnsupportedKernelError`: a convolution's library call, an 8-bit float, ...) stays
-the numba target's kernel, printed in the Python module as that target prints it.
+Each kernel is printed as an LLVM function (`kernel.py`). One that begins with
+library calls the printer does not make (a convolution, a pool, a gather) makes them
+from Python, calling the numba target's routines as that target does, then calls
+the rest of the kernel, an LLVM *epilogue* (the bias, the activation); one the
+printer refuses otherwise (`UnsupportedKernelError`: an 8-bit float, ...) stays the
+numba target's kernel, printed in the Python module as that target prints it.
 The host function stays Python (`rt` calls, as the numba target prints it: outputs,
 transfers, fetches), but each run of launches of LLVM kernels between two ops that
 read or write buffers from Python becomes one LLVM function, a *segment*, taking the
@@ -35,6 +38,12 @@ from xdsl.ir import Block, Operation, SSAValue
 from dflow.backend.llvm.kernel import KernelPrinter
 from dflow.backend.llvm.threads import PARALLEL_MIN_WORK, THREADS_GLOBAL
 from dflow.backend.llvm.types import UnsupportedKernelError
+from dflow.backend.numba.cpu_kernel import (
+    NO_CODE,
+    CpuKernelPrinter,
+    library_calls,
+    library_signatures,
+)
 from dflow.backend.numba.host import HostPrinter, entry_record, held_argument
 from dflow.backend.numba.module import (
     CONSTANTS_SUFFIX,
@@ -101,9 +110,7 @@ class Segment:
         names = (["%arena"] if self.arena() is not None else []) + [
             f"%b{i}" for i in range(len(self.buffers))
         ]
-        for name in names:
-            lines.append(f"  {name}.data = getelementptr i8, ptr {name}.array, i64 {DATA_OFFSET}")
-            lines.append(f"  {name} = load ptr, ptr {name}.data")
+        lines += data_pointers(names)
         views: dict[SSAValue, str] = {}
         for launch in self.launches:
             pointers: list[str] = []
@@ -122,6 +129,30 @@ class Segment:
             lines.append(f"  call void @{launch.callee.root_reference.data}({', '.join(pointers)})")
         lines += ["  ret void", "}"]
         return lines
+
+
+def data_pointers(names: Sequence[str]) -> list[str]:
+    """Each `<name>.array` (an array object's address) read into `<name>`, its data."""
+    lines: list[str] = []
+    for name in names:
+        lines.append(f"  {name}.data = getelementptr i8, ptr {name}.array, i64 {DATA_OFFSET}")
+        lines.append(f"  {name} = load ptr, ptr {name}.data")
+    return lines
+
+
+ARRAYS = ".arrays"
+"""The suffix of the function Python calls an epilogue through, with arrays."""
+
+
+def array_entry(symbol: str, arity: int) -> list[str]:
+    """`@"<symbol>.arrays"`: kernel `symbol` called with NumPy array objects (as a
+    segment is), for Python."""
+    names = [f"%b{i}" for i in range(arity)]
+    parameters = ", ".join(f"ptr {n}.array" for n in names)
+    arguments = ", ".join(f"ptr {n}" for n in names)
+    head = f'define void @"{symbol}{ARRAYS}"({parameters}) {{'
+    call = f'  call void @"{symbol}"({arguments})'
+    return [head, "entry:", *data_pointers(names), call, "  ret void", "}"]
 
 
 class SegmentedHostPrinter(HostPrinter):
@@ -180,24 +211,56 @@ class LlvmProgramPrinter(ModulePrinter):
     `llvm` its LLVM module (after `print()`)."""
 
     llvm_functions: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
-    """Each LLVM kernel's function, by symbol."""
+    """Each LLVM kernel's function (and epilogue's), by symbol."""
+    epilogue_names: dict[str, tuple[str, int]] = field(default_factory=dict[str, tuple[str, int]])
+    """The Python name and arity of each epilogue, by LLVM symbol."""
     declarations: set[str] = field(default_factory=set[str])
     refused: dict[str, str] = field(default_factory=dict[str, str])
     """Why each kernel left to numba is, by symbol."""
     segments: list[Segment] = field(default_factory=list[Segment])
+    epilogues: dict[str, str | None] = field(default_factory=dict[str, str | None])
+    """The kernels whose library calls are made from Python (numba's routines, as the
+    numba target makes them) and the rest is LLVM's: the LLVM symbol of each one's
+    rest, by kernel symbol (None: nothing is left after the calls)."""
 
     def __post_init__(self) -> None:
         for kernel in kernel_functions(self.scope):
-            declarations: set[str] = set()
-            facts = kernel_facts(kernel)
-            split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
+            symbol = kernel.sym_name.data
             try:
-                lines = KernelPrinter(declarations, parallel_loops=split).function(kernel)
+                self.llvm_functions[symbol] = self.printed(kernel)
             except UnsupportedKernelError as error:
-                self.refused[kernel.sym_name.data] = str(error)
-                continue
-            self.llvm_functions[kernel.sym_name.data] = lines
-            self.declarations |= declarations
+                if not self.with_calls_from_python(kernel):
+                    self.refused[symbol] = str(error)
+
+    def printed(self, kernel: func.FuncOp, calls_made: bool = False) -> list[str]:
+        """`kernel` as LLVM, its declarations added to the module's once printed."""
+        declarations: set[str] = set()
+        facts = kernel_facts(kernel)
+        split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
+        printer = KernelPrinter(declarations, parallel_loops=split, calls_made=calls_made)
+        symbol = f"{kernel.sym_name.data}.epilogue" if calls_made else None
+        lines = printer.function(kernel, symbol)
+        self.declarations |= declarations
+        return lines
+
+    def with_calls_from_python(self, kernel: func.FuncOp) -> bool:
+        """Whether `kernel` begins with library calls and the rest prints (then its
+        calls are made from Python and the rest is an LLVM epilogue)."""
+        ops = list(kernel.body.block.ops)
+        calls = library_calls(ops)
+        if not calls:
+            return False
+        rest = [op for op in ops[len(calls) :] if not isinstance(op, NO_CODE)]
+        symbol = kernel.sym_name.data
+        if not rest:
+            self.epilogues[symbol] = None
+            return True
+        try:
+            self.llvm_functions[f"{symbol}.epilogue"] = self.printed(kernel, calls_made=True)
+        except UnsupportedKernelError:
+            return False
+        self.epilogues[symbol] = f"{symbol}.epilogue"
+        return True
 
     def is_llvm(self, launch: dfrt.LaunchOp) -> bool:
         return launch.callee.root_reference.data in self.llvm_functions
@@ -209,8 +272,13 @@ class LlvmProgramPrinter(ModulePrinter):
         self.segments.append(segment)
         return segment
 
+    @property
+    def uses_numba(self) -> bool:
+        """Whether the module has numba kernels or calls library routines."""
+        return bool(self.refused or self.epilogues)
+
     def preamble(self) -> None:
-        if self.refused:
+        if self.uses_numba:
             super().preamble()
             self.out(LLVM_IMPORT)
         else:
@@ -221,12 +289,42 @@ class LlvmProgramPrinter(ModulePrinter):
             self.out(LLVM_HEADER.rstrip("\n"))
 
     def helpers(self) -> None:
-        if self.refused:
+        if self.uses_numba:
             super().helpers()
 
     def kernel(self, op: func.FuncOp) -> None:
         if op.sym_name.data in self.refused:
             super().kernel(op)
+        elif op.sym_name.data in self.epilogues:
+            self.calls_then_epilogue(op)
+
+    def calls_then_epilogue(self, op: func.FuncOp) -> None:
+        """A Python function making the kernel's library calls (as the numba target
+        prints them), then calling its LLVM epilogue with the same arrays."""
+        symbol = op.sym_name.data
+        self.out("")
+        self.out("")
+        name = self.python_name(symbol, "k")
+        self.kernel_names[symbol] = name
+        self.kernels[name] = kernel_facts(op)
+        names = self.module_names()
+        arguments = [names.define(a, f"arg{i}") for i, a in enumerate(op.args)]
+        calls = library_calls(list(op.body.block.ops))
+        wrapper = Lines(self.out.depth + 1)
+        printer = CpuKernelPrinter(wrapper, names, self.parallel)
+        for call in calls:
+            printer.print_op(call)
+        epilogue = self.epilogues[symbol]
+        if epilogue is not None:
+            python = self.symbols_taken.unique(f"_epilogue_{name}", "k")
+            self.epilogue_names[epilogue] = (python, len(arguments))
+            wrapper(f"{python}({', '.join(arguments)})")
+        self.out(f"def {name}({', '.join(arguments)}):")
+        self.out.extend(wrapper)
+        for routine, parameters in library_signatures(calls):
+            known = self.library_calls.setdefault(routine, [])
+            if parameters not in known:
+                known.append(parameters)
 
     def host(self, op: func.FuncOp) -> dict[str, Any]:
         self.out("")
@@ -253,6 +351,8 @@ class LlvmProgramPrinter(ModulePrinter):
         for segment in self.segments:
             arity = 1 + len(segment.buffers)
             lines(f"{segment.python} = _llvm.array_function({segment.symbol!r}, {arity})")
+        for symbol, (python, arity) in self.epilogue_names.items():
+            lines(f"{python} = _llvm.array_function({symbol + ARRAYS!r}, {arity})")
         facts = {s.python: self.segment_facts(s) for s in self.segments}
         lines(f"KERNELS.update({facts!r})")
         return text + lines.text()
@@ -277,10 +377,15 @@ class LlvmProgramPrinter(ModulePrinter):
         lines = [f"; dflow: the program of device {self.device} (emitted by the llvm target)"]
         for symbol, reason in self.refused.items():
             lines.append(f"; @{symbol} is the numba target's: {reason}")
+        for symbol, epilogue in self.epilogues.items():
+            rest = f", then its epilogue @{epilogue}" if epilogue else ""
+            lines.append(f"; @{symbol} makes its library calls from Python{rest}")
         for function in self.llvm_functions.values():
             lines += ["", *function]
         for segment in self.segments:
             lines += ["", *segment.llvm()]
+        for symbol, (_, arity) in self.epilogue_names.items():
+            lines += ["", *array_entry(symbol, arity)]
         if self.declarations:
             lines += ["", *sorted(self.declarations)]
         return "\n".join(lines) + "\n"

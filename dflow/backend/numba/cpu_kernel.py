@@ -153,7 +153,7 @@ def print_cpu_kernel(
     for op in calls:  # first: the rest may use their constants
         printer.print_op(op)
     rest = ops[len(calls) :]
-    has_rest = any(not isinstance(op, _NO_CODE) for op in rest)
+    has_rest = any(not isinstance(op, NO_CODE) for op in rest)
     if has_rest:
         _print_numba_kernel(out, epilogue_name, signature, rest, names, parallel)
         out("")
@@ -164,7 +164,7 @@ def print_cpu_kernel(
     return epilogue_name if has_rest else None
 
 
-_NO_CODE = (arith.ConstantOp, memref.CastOp, func.ReturnOp)
+NO_CODE = (arith.ConstantOp, memref.CastOp, func.ReturnOp)
 """Ops a kernel prints nothing for: constants and casts are aliases."""
 
 

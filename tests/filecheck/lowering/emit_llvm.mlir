@@ -83,8 +83,9 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
 // CHECK:         %[[I:.*]] = phi i64 [ 0, %entry ]
 // CHECK:         icmp slt i64 %[[I]], 2
 // CHECK:         call void @scipy_cblas_dgemm64_(i32 101, i32 111, i32 112, i64 3, i64 5, i64 8,
-// CHECK:       define void @"dflow.segment.mm.0"(ptr %arena, ptr %b0, ptr %b1, ptr %b2, ptr %b3, ptr %b4, ptr %b5) {
+// CHECK:       define void @"dflow.segment.mm.0"(ptr %arena.array, ptr %b0.array, ptr %b1.array, ptr %b2.array, ptr %b3.array, ptr %b4.array, ptr %b5.array) {
 // CHECK-NEXT:  entry:
+// CHECK:         %b5 = load ptr, ptr %b5.data
 // CHECK-NEXT:    call void @fused_matmul_0(ptr %b0, ptr %b1, ptr %b2)
 // CHECK-NEXT:    call void @matmul_0(ptr %b3, ptr %b4, ptr %b5)
 // CHECK-NEXT:    ret void
@@ -99,13 +100,18 @@ func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %
 
 // -----
 
-// A kernel the printer cannot print yet stays the numba target's, said in a comment;
-// the views of the arena a segment uses are offsets from its first argument.
+// A convolution's library call is made from Python (numba's routine), said in a
+// comment; the views of the arena a segment uses are offsets from the data of its
+// first argument, and each argument's data is read from its NumPy array object.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK-NEXT:  ; dflow: the program of device cpu:0 (emitted by the llvm target)
-// CHECK-NEXT:  ; @conv2d_0 is the numba target's: @dflow_conv2d_f32 is not printed yet
-// CHECK:       define void @"dflow.segment.conv.0"(ptr %arena, ptr %b0) {
+// CHECK-NEXT:  ; @conv2d_0 makes its library calls from Python
+// CHECK:       define void @"dflow.segment.conv.0"(ptr %arena.array, ptr %b0.array) {
 // CHECK-NEXT:  entry:
+// CHECK-NEXT:    %arena.data = getelementptr i8, ptr %arena.array, i64 16
+// CHECK-NEXT:    %arena = load ptr, ptr %arena.data
+// CHECK-NEXT:    %b0.data = getelementptr i8, ptr %b0.array, i64 16
+// CHECK-NEXT:    %b0 = load ptr, ptr %b0.data
 // CHECK-NEXT:    %[[Y:.*]] = getelementptr i8, ptr %arena, i64 0
 // CHECK-NEXT:    %[[S:.*]] = getelementptr i8, ptr %arena, i64 128
 // CHECK-NEXT:    call void @reduce_sum_1(ptr %[[Y]], ptr %[[S]])
