@@ -248,3 +248,24 @@ def test_parallel_kernels_split_their_outer_loops_over_threads(tmp_path: Path) -
     program = load_program(tmp_path)
     names = ["h", "rows", "softmax", "columns", "mean"]
     assert_same(program.run("main", [x, w]), expected, names, f32_atol=1e-4)
+
+
+def test_identical_kernels_compile_once(tmp_path: Path) -> None:
+    """Repeated blocks print the same kernels (a network's layers): each text is
+    defined once and every launch of it calls that one function."""
+    rng = np.random.default_rng(9)
+    x = normal(rng, (6, 10), "f32")
+    graph = Graph("main")
+    h = graph.input("x", x.shape, "f32")
+    for _ in range(4):
+        h = (h * 1.5).tanh().softmax(1)
+    graph.output(h)
+    module = graph.module()
+    expected = run_function(module, "main", [x])
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    defined = re.findall(r"^define void @(\w+)\(", llvm, re.MULTILINE)
+    segment = llvm[llvm.index('define void @"dflow.segment.main.0"') :]
+    called = re.findall(r"call void @(\w+)\(", segment)
+    assert len(called) == 4 and len(set(called)) == 1 and defined == called[:1], llvm
+    assert_same(program.run("main", [x]), expected, ["y"])

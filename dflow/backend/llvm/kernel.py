@@ -129,7 +129,7 @@ class KernelPrinter:
             self.names[argument] = f"%a{index}"
             arguments.append(f"ptr %a{index}")
         self.kernel = symbol or op.sym_name.data
-        self.lines.append(f"define void @{_symbol(self.kernel)}({', '.join(arguments)}) {{")
+        self.lines.append(f"define void @{llvm_symbol(self.kernel)}({', '.join(arguments)}) {{")
         self.label("entry")
         self.ops(op.body.block)
         self.lines.append("}")
@@ -388,6 +388,6 @@ def _predicate(op: arith.CmpfOp | arith.CmpiOp) -> str:
     return names[int(op.predicate.value.data)]
 
 
-def _symbol(name: str) -> str:
+def llvm_symbol(name: str) -> str:
     """A function's name as LLVM reads it: quoted unless it is a plain identifier."""
     return name if name.replace("_", "a").isalnum() and not name[0].isdigit() else f'"{name}"'

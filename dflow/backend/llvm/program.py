@@ -27,7 +27,7 @@ they launch) and the numba kernels, so traces and profiles time both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from dflow.backend.llvm.kernel import KernelPrinter
+from dflow.backend.llvm.kernel import KernelPrinter, llvm_symbol
 from dflow.backend.llvm.threads import PARALLEL_MIN_WORK, THREADS_GLOBAL
 from dflow.backend.llvm.types import UnsupportedKernelError
 from dflow.backend.numba.cpu_kernel import (
@@ -60,6 +60,9 @@ from dflow.dialects.df.symbols import device_scopes, kernel_functions
 DATA_OFFSET = 16
 """Where a NumPy array object holds its data pointer, on 64-bit platforms (the
 runtime checks it: `llvm_jit.ARRAY_DATA_OFFSET`)."""
+
+PLACEHOLDER = "dflow.kernel"
+"""The name a kernel is printed under, before `LlvmProgramPrinter.add` names it."""
 
 LLVM_SUFFIX = ".ll"
 """The LLVM module of `cpu_0.py` is `cpu_0.ll`."""
@@ -102,9 +105,10 @@ class Segment:
                     return argument.owner.arena
         return None
 
-    def llvm(self) -> list[str]:
+    def llvm(self, callees: Mapping[str, str]) -> list[str]:
         """The segment as an LLVM function of array objects (`ARRAY_DATA_OFFSET`:
-        each one's data pointer read first), each view an offset from the arena's."""
+        each one's data pointer read first), each view an offset from the arena's;
+        `callees`: the LLVM function of each kernel, by symbol."""
         parameters = ["ptr %arena.array"] + [f"ptr %b{i}.array" for i in range(len(self.buffers))]
         lines = [f'define void @"{self.symbol}"({", ".join(parameters)}) {{', "entry:"]
         names = (["%arena"] if self.arena() is not None else []) + [
@@ -126,7 +130,8 @@ class Segment:
                     pointers.append(f"ptr {views[argument]}")
                 else:
                     pointers.append(f"ptr %b{self.buffers.index(argument)}")
-            lines.append(f"  call void @{launch.callee.root_reference.data}({', '.join(pointers)})")
+            callee = callees[launch.callee.root_reference.data]
+            lines.append(f"  call void @{callee}({', '.join(pointers)})")
         lines += ["  ret void", "}"]
         return lines
 
@@ -144,14 +149,15 @@ ARRAYS = ".arrays"
 """The suffix of the function Python calls an epilogue through, with arrays."""
 
 
-def array_entry(symbol: str, arity: int) -> list[str]:
-    """`@"<symbol>.arrays"`: kernel `symbol` called with NumPy array objects (as a
-    segment is), for Python."""
+def array_entry(callee: str, arity: int) -> list[str]:
+    """`@"<callee>.arrays"`: LLVM function `callee` called with NumPy array objects
+    (as a segment is), for Python."""
     names = [f"%b{i}" for i in range(arity)]
     parameters = ", ".join(f"ptr {n}.array" for n in names)
     arguments = ", ".join(f"ptr {n}" for n in names)
-    head = f'define void @"{symbol}{ARRAYS}"({parameters}) {{'
-    call = f'  call void @"{symbol}"({arguments})'
+    entry = callee.strip('"') + ARRAYS
+    head = f'define void @"{entry}"({parameters}) {{'
+    call = f"  call void @{callee}({arguments})"
     return [head, "entry:", *data_pointers(names), call, "  ret void", "}"]
 
 
@@ -218,6 +224,10 @@ class LlvmProgramPrinter(ModulePrinter):
     refused: dict[str, str] = field(default_factory=dict[str, str])
     """Why each kernel left to numba is, by symbol."""
     segments: list[Segment] = field(default_factory=list[Segment])
+    aliases: dict[str, str] = field(default_factory=dict[str, str])
+    """Kernels printed the same as an earlier one: that one's symbol, by symbol."""
+    printed_as: dict[str, str] = field(default_factory=dict[str, str])
+    """The first kernel of each printed text."""
     epilogues: dict[str, str | None] = field(default_factory=dict[str, str | None])
     """The kernels whose library calls are made from Python (numba's routines, as the
     numba target makes them) and the rest is LLVM's: the LLVM symbol of each one's
@@ -227,21 +237,40 @@ class LlvmProgramPrinter(ModulePrinter):
         for kernel in kernel_functions(self.scope):
             symbol = kernel.sym_name.data
             try:
-                self.llvm_functions[symbol] = self.printed(kernel)
+                self.add(symbol, self.printed(kernel))
             except UnsupportedKernelError as error:
                 if not self.with_calls_from_python(kernel):
                     self.refused[symbol] = str(error)
 
     def printed(self, kernel: func.FuncOp, calls_made: bool = False) -> list[str]:
-        """`kernel` as LLVM, its declarations added to the module's once printed."""
+        """`kernel` as LLVM, named `PLACEHOLDER` (`add` names it), its declarations
+        added to the module's once printed."""
         declarations: set[str] = set()
         facts = kernel_facts(kernel)
         split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
         printer = KernelPrinter(declarations, parallel_loops=split, calls_made=calls_made)
-        symbol = f"{kernel.sym_name.data}.epilogue" if calls_made else None
-        lines = printer.function(kernel, symbol)
+        lines = printer.function(kernel, PLACEHOLDER)
         self.declarations |= declarations
         return lines
+
+    def add(self, symbol: str, lines: list[str]) -> None:
+        """Kernel `symbol`'s function, unless an earlier kernel's is the same (a
+        network's repeated blocks: twelve identical softmaxes compile once), then
+        `symbol` is an alias of that one."""
+        key = "\n".join(lines)
+        earlier = self.printed_as.setdefault(key, symbol)
+        if earlier != symbol:
+            self.aliases[symbol] = earlier
+            return
+        named = f"@{llvm_symbol(symbol)}"
+        self.llvm_functions[symbol] = [
+            line.replace(f'@"{PLACEHOLDER}"', named).replace(f'"{PLACEHOLDER}.', f'"{symbol}.')
+            for line in lines
+        ]
+
+    def callee(self, symbol: str) -> str:
+        """The LLVM function a launch of kernel `symbol` calls."""
+        return llvm_symbol(self.aliases.get(symbol, symbol))
 
     def with_calls_from_python(self, kernel: func.FuncOp) -> bool:
         """Whether `kernel` begins with library calls and the rest prints (then its
@@ -256,14 +285,15 @@ class LlvmProgramPrinter(ModulePrinter):
             self.epilogues[symbol] = None
             return True
         try:
-            self.llvm_functions[f"{symbol}.epilogue"] = self.printed(kernel, calls_made=True)
+            self.add(f"{symbol}.epilogue", self.printed(kernel, calls_made=True))
         except UnsupportedKernelError:
             return False
         self.epilogues[symbol] = f"{symbol}.epilogue"
         return True
 
     def is_llvm(self, launch: dfrt.LaunchOp) -> bool:
-        return launch.callee.root_reference.data in self.llvm_functions
+        symbol = launch.callee.root_reference.data
+        return symbol in self.llvm_functions or symbol in self.aliases
 
     def new_segment(self, host: str) -> Segment:
         index = len(self.segments)
@@ -352,7 +382,8 @@ class LlvmProgramPrinter(ModulePrinter):
             arity = 1 + len(segment.buffers)
             lines(f"{segment.python} = _llvm.array_function({segment.symbol!r}, {arity})")
         for symbol, (python, arity) in self.epilogue_names.items():
-            lines(f"{python} = _llvm.array_function({symbol + ARRAYS!r}, {arity})")
+            entry = self.callee(symbol).strip('"') + ARRAYS
+            lines(f"{python} = _llvm.array_function({entry!r}, {arity})")
         facts = {s.python: self.segment_facts(s) for s in self.segments}
         lines(f"KERNELS.update({facts!r})")
         return text + lines.text()
@@ -382,10 +413,16 @@ class LlvmProgramPrinter(ModulePrinter):
             lines.append(f"; @{symbol} makes its library calls from Python{rest}")
         for function in self.llvm_functions.values():
             lines += ["", *function]
+        callees = {
+            launch.callee.root_reference.data: self.callee(launch.callee.root_reference.data)
+            for segment in self.segments
+            for launch in segment.launches
+        }
         for segment in self.segments:
-            lines += ["", *segment.llvm()]
-        for symbol, (_, arity) in self.epilogue_names.items():
-            lines += ["", *array_entry(symbol, arity)]
+            lines += ["", *segment.llvm(callees)]
+        entries = {self.callee(symbol): arity for symbol, (_, arity) in self.epilogue_names.items()}
+        for callee, arity in entries.items():
+            lines += ["", *array_entry(callee, arity)]
         if self.declarations:
             lines += ["", *sorted(self.declarations)]
         return "\n".join(lines) + "\n"
