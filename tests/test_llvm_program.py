@@ -212,6 +212,7 @@ def test_compile_and_jit_take_the_target() -> None:
     program = dflow.compile(MLP, target="llvm")
     module = program.loaded.parts[0].module
     assert module.__doc__.endswith("(emitted by the llvm target).")
+    assert "define void @\"dflow.segment.main.0\"" in program.source["cpu_0.ll"]
 
     @dflow.jit(target="llvm")
     def scaled(x: Any) -> Any:

@@ -320,11 +320,16 @@ class Program:
 
     @cached_property
     def source(self) -> dict[str, str]:
-        """The emitted Python of each device, by file name (`cpu_0.py`)."""
-        return {
-            Path(part.module.__file__ or "").name: Path(part.module.__file__ or "").read_text()
-            for part in self.loaded.parts
-        }
+        """The emitted Python of each device, by file name (`cpu_0.py`), and on the llvm
+        target its LLVM module (`cpu_0.ll`)."""
+        found: dict[str, str] = {}
+        for part in self.loaded.parts:
+            path = Path(part.module.__file__ or "")
+            found[path.name] = path.read_text()
+            llvm = path.with_suffix(".ll")
+            if llvm.is_file():
+                found[llvm.name] = llvm.read_text()
+        return found
 
     @cached_property
     def memory(self) -> dict[str, dict[str, int | None]]:
