@@ -333,7 +333,13 @@ def _entry_signatures(module: ModuleOp) -> dict[str, Any]:
 def compile_kernels(directory: Path, timings: Timings) -> None:
     """numba's compile of the CPU kernels of the modules in `directory`, now rather
     than at their first call, timed per device into `timings`, with a progress line
-    when it runs longer than a second."""
+    when it runs longer than a second; on the llvm target, LLVM's optimization and
+    code generation of each device's module first (which importing it would do)."""
+    for module in sorted(directory.glob(f"*{LLVM_SUFFIX}")):
+        from dflow.runtime.llvm_jit import load_llvm  # noqa: PLC0415 (loads LLVM)
+
+        with timings.measure(f"LLVM: optimize and compile {module.name}"):
+            load_llvm(module)
     with timings.measure("import the modules"):
         program = load_program(directory, warm_start=False)
     for part in program.parts:
