@@ -40,7 +40,7 @@ def compiled(m: int, n: int, k: int):
     text = "\n".join(KernelPrinter(declarations).function(gemm_microkernel(m, n, k)))
     text += "\n" + "\n".join(sorted(declarations)) + "\n"
     machine = llvm_jit.target_machine()
-    library = llvm_jit.library_of(llvm_jit.compile_object(text, machine), machine)
+    library = llvm_jit.library_of([llvm_jit.compile_object(text, machine)], machine)
     return library, library.function("gemm", 3)
 
 

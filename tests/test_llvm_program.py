@@ -170,9 +170,11 @@ def test_a_cached_module_loads_without_compiling(
     module = parse_module(MLP, "mlp.mlir")
     _compiled(module, tmp_path / "first")
     objects = list((tmp_path / "cache").rglob(llvm_jit.OBJECT_FILE))
-    assert len(objects) == 1
-    assert stat.S_IMODE(objects[0].stat().st_mode) == 0o600
-    assert stat.S_IMODE(objects[0].parent.stat().st_mode) == 0o700
+    text = (tmp_path / "first" / "cpu_0.ll").read_text()
+    assert len(objects) == len(llvm_jit.units(text)) == 7  # six kernels and the host
+    for path in objects:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
 
     def refuse(*_: Any) -> bytes:
         raise AssertionError("compiled again")
@@ -212,7 +214,7 @@ def test_compile_and_jit_take_the_target() -> None:
     program = dflow.compile(MLP, target="llvm")
     module = program.loaded.parts[0].module
     assert module.__doc__.endswith("(emitted by the llvm target).")
-    assert "define void @\"dflow.segment.main.0\"" in program.source["cpu_0.ll"]
+    assert 'define void @"dflow.segment.main.0"' in program.source["cpu_0.ll"]
 
     @dflow.jit(target="llvm")
     def scaled(x: Any) -> Any:
@@ -242,9 +244,12 @@ def test_parallel_kernels_split_their_outer_loops_over_threads(tmp_path: Path) -
     sources = compile_module(module, parallel=True, target="llvm")
     write_modules(sources, tmp_path)
     text = str(sources["cpu_0.ll"])
-    assert text.count("define internal void @dflow.parallel_for(") == 1
-    chunks = re.findall(r'^define internal void @"(\w+)\.chunk\d+"', text, re.MULTILINE)
-    assert chunks and len(set(chunks)) < len(re.findall(r"^define void @(?!\")", text, re.M))
+    split = [unit for unit in llvm_jit.units(text) if "@dflow.parallel_for(" in unit]
+    assert split and all(u.count("define internal void @dflow.parallel_for(") == 1 for u in split)
+    assert text.count('@"dflow.threads" = global i64 1') == 1  # in the host's unit
+    chunks = re.findall(r'^define internal void @"(dflow\.k\.\w+)\.chunk\d+"', text, re.M)
+    kernels = re.findall(r'^define void @"(dflow\.k\.\w+)"', text, re.MULTILINE)
+    assert chunks and set(chunks) < set(kernels)  # the mean's kernel is not split
     assert "_llvm.set_threads('dflow.threads')" in str(sources["cpu_0.py"])
     program = load_program(tmp_path)
     names = ["h", "rows", "softmax", "columns", "mean"]
@@ -265,8 +270,8 @@ def test_identical_kernels_compile_once(tmp_path: Path) -> None:
     expected = run_function(module, "main", [x])
     sources, program = _compiled(module, tmp_path)
     llvm = str(sources["cpu_0.ll"])
-    defined = re.findall(r"^define void @(\w+)\(", llvm, re.MULTILINE)
+    defined = re.findall(r'^define void @"(dflow\.k\.\w+)"\(', llvm, re.MULTILINE)
     segment = llvm[llvm.index('define void @"dflow.segment.main.0"') :]
-    called = re.findall(r"call void @(\w+)\(", segment)
+    called = re.findall(r'call void @"(dflow\.k\.\w+)"\(', segment)
     assert len(called) == 4 and len(set(called)) == 1 and defined == called[:1], llvm
     assert_same(program.run("main", [x]), expected, ["y"])

@@ -2,24 +2,25 @@
 kernel by kernel.
 
 Each program is lowered by dflow's own pipeline; its kernels are printed by both
-targets. The LLVM module is parsed, verified, optimized at -O2 and JIT-compiled by
-llvmlite (the one numba ships); then every kernel runs on the same random buffers
-in both, and every buffer must come out the same (to a float32 rounding: the two
-targets call different `exp`/`tanh`). A kernel the printer does not handle yet
-(a convolution's library call) is named in a comment with its reason.
+targets. The LLVM module's units are parsed, verified, optimized and JIT-compiled by
+llvmlite (the one numba ships) as the runtime does (`runtime/llvm_jit.py`); then every
+kernel runs on the same random buffers in both, and every buffer must come out the
+same (to a float32 rounding: the two targets call different `exp`/`tanh`). A kernel
+the printer does not handle yet (4-bit integers) is named in a comment with its
+reason, and a convolution's library call made from Python before its epilogue.
 """
 
 from __future__ import annotations
 
 import ctypes
 import importlib.util
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from llvmlite import binding
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from dflow import conv2d, layer_norm, rem
@@ -30,6 +31,7 @@ from dflow.dialects.df.symbols import kernel_functions
 from dflow.driver.compilation.compiler import lower
 from dflow.driver.frontdoors.cli import main
 from dflow.frontend import Graph, Tensor
+from dflow.runtime import llvm_jit
 
 Body = Callable[[Graph], list[Tensor]]
 
@@ -81,14 +83,19 @@ def _numba_kernels(module: ModuleOp, directory: Path) -> Any:
 
 
 def _jit(text: str) -> Any:
-    binding.initialize_native_target()
-    binding.initialize_native_asmprinter()
-    parsed = binding.parse_assembly(text)
-    parsed.verify()
-    machine = binding.Target.from_default_triple().create_target_machine(opt=2)
-    engine = binding.create_mcjit_compiler(parsed, machine)
-    engine.finalize_object()
-    return engine
+    """The module's units compiled as the runtime compiles them, linked in one JIT."""
+    machine = llvm_jit.target_machine()
+    codes = [llvm_jit.compile_object(unit, machine) for unit in llvm_jit.units(text)]
+    return llvm_jit.library_of(codes, machine).engine
+
+
+def _functions(text: str) -> dict[str, str]:
+    """The LLVM function of each kernel, by symbol, from the units' lines
+    (`; ===== unit dflow.k.<digest>: kernel, kernel, ...`)."""
+    found: dict[str, str] = {}
+    for name, kernels in re.findall(r"^; ===== unit (dflow\.k\.\w+): (.*)$", text, re.M):
+        found.update(dict.fromkeys(kernels.split(", "), name))
+    return found
 
 
 def _buffers(kernel: Any, rng: np.random.Generator) -> list[np.ndarray[Any, Any]]:
@@ -110,7 +117,9 @@ def _held(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_every_kernel_computes_as_the_numba_target(name: str, tmp_path: Path) -> None:
     module = _lowered(PROGRAMS[name])
-    engine = _jit(emit_llvm_modules(module)["cpu:0"])
+    text = emit_llvm_modules(module)["cpu:0"]
+    engine = _jit(text)
+    functions = _functions(text)
     python = _numba_kernels(module, tmp_path)
     kernels = kernel_functions(module)
     assert kernels
@@ -119,7 +128,8 @@ def test_every_kernel_computes_as_the_numba_target(name: str, tmp_path: Path) ->
         symbol = kernel.sym_name.data
         ours, theirs = _buffers(kernel, rng), []
         theirs = [array.copy() for array in ours]
-        address = engine.get_function_address(symbol)
+        address = engine.get_function_address(functions[symbol])
+        assert address
         signature = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * len(ours))
         signature(address)(*[array.ctypes.data for array in ours])
         getattr(python, symbol)(*[_held(array) for array in theirs])

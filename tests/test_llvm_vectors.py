@@ -34,7 +34,7 @@ def _module_text(kernel: FuncOp) -> str:
 
 def _function(kernel: FuncOp, arity: int) -> tuple[Any, Any]:
     machine = llvm_jit.target_machine()
-    library = llvm_jit.library_of(llvm_jit.compile_object(_module_text(kernel), machine), machine)
+    library = llvm_jit.library_of([llvm_jit.compile_object(_module_text(kernel), machine)], machine)
     return library, library.function(kernel.sym_name.data, arity)
 
 

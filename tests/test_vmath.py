@@ -75,7 +75,7 @@ done:
     text = loop + "\n".join(sorted(set(llvm_vmath.definitions(name, ty))))
     machine = llvm_jit.target_machine()
     code = llvm_jit.compile_object(text, machine)
-    library = llvm_jit.library_of(code, machine)
+    library = llvm_jit.library_of([code], machine)
     function = library.function("loop", 3)
 
     def run(x: Array, out: Array) -> None:

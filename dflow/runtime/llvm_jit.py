@@ -46,6 +46,9 @@ transcendental rows, 2026-11-28)."""
 OBJECT_FILE = "module.o"
 """The object code's file in its store folder."""
 
+UNIT = "; ===== unit "
+"""The line that begins each unit of an emitted module (`backend/llvm/program.py`)."""
+
 _lock = threading.Lock()
 _engines: dict[str, LlvmLibrary] = {}
 """Each module loaded in this process, by digest: a program loaded twice shares it."""
@@ -62,8 +65,7 @@ class LlvmLibrary:
         """Set the module's thread count, global `name` (an i64), to the cores this
         process may use (its affinity: `taskset` and cgroups' CPU sets count)."""
         address = self.engine.get_global_value_address(name)
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        ctypes.c_int64.from_address(address).value = max(1, cores or 1)
+        ctypes.c_int64.from_address(address).value = usable_cores()
 
     def function(self, name: str, arity: int) -> Any:
         """The C function `name` of `arity` pointer arguments, as a `ctypes` callable
@@ -151,16 +153,27 @@ def compile_object(text: str, machine: Any) -> bytes:
     return machine.emit_object(_optimized_module(text, machine))
 
 
-def _cached_object(text: str, machine: Any) -> bytes:
-    """The object code of `text`: from the store, else compiled and stored (written
-    `0600` under a temporary name and renamed, so no process reads half of it)."""
+def _object_path(text: str) -> Path | None:
+    """Where the store keeps the object code of `text` (None: not in a private store)."""
     folder = store_folder("llvm\0" + machine_digest(text))
-    path = None if folder is None else folder / OBJECT_FILE
-    if path is not None and path.is_file():
-        with contextlib.suppress(OSError):
-            os.utime(path.parent)  # used: the cache's trim keeps it longer
-        return path.read_bytes()
+    return None if folder is None else folder / OBJECT_FILE
+
+
+def _stored_object(text: str) -> bytes | None:
+    """The object code of `text` from the store, marked used, or None."""
+    path = _object_path(text)
+    if path is None or not path.is_file():
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path.parent)  # used: the cache's trim keeps it longer
+    return path.read_bytes()
+
+
+def _new_object(text: str, machine: Any) -> bytes:
+    """`text` compiled and stored (written `0600` under a temporary name and renamed,
+    so no process reads half of it)."""
     code = compile_object(text, machine)
+    path = _object_path(text)
     if path is not None:
         _store(path, code)
     return code
@@ -198,16 +211,37 @@ def load_llvm(path: str | Path) -> LlvmLibrary:
         return found
 
 
+def units(text: str) -> list[str]:
+    """The units of an emitted module (each begun by a `UNIT` line), which compile
+    apart; the whole text where it has none."""
+    parts = text.split("\n" + UNIT)
+    if len(parts) == 1:
+        return [text]
+    return [part.partition("\n")[2] for part in parts[1:]]
+
+
 def _loaded(text: str) -> LlvmLibrary:
+    """Each unit's object code, from the store or compiled now (and stored), all linked
+    into one JIT: an edit of a program recompiles only the kernels it changed.
+    (llvmlite serializes its calls, so compiling units in threads gains nothing.)"""
     machine = target_machine()
-    return library_of(_cached_object(text, machine), machine)
+    codes = [_stored_object(unit) or _new_object(unit, machine) for unit in units(text)]
+    return library_of(codes, machine)
 
 
-def library_of(code: bytes, machine: Any) -> LlvmLibrary:
-    """Object code `code` for `machine`, loaded into a JIT of its own and linked (C's
-    math library and NumPy's OpenBLAS resolve by name)."""
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the OS says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def library_of(codes: list[bytes], machine: Any) -> LlvmLibrary:
+    """Object codes for `machine`, loaded into a JIT of their own and linked to each
+    other, C's math library and NumPy's OpenBLAS, by name."""
     _link_openblas()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+    for code in codes:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     return LlvmLibrary(engine)

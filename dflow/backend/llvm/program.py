@@ -27,6 +27,7 @@ they launch) and the numba kernels, so traces and profiles time both.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,8 +36,13 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from dflow.backend.llvm.kernel import KernelPrinter, llvm_symbol
-from dflow.backend.llvm.threads import PARALLEL_MIN_WORK, THREADS_GLOBAL
+from dflow.backend.llvm.kernel import KernelPrinter
+from dflow.backend.llvm.threads import (
+    PARALLEL_FOR,
+    PARALLEL_MIN_WORK,
+    THREADS_DEFINITION,
+    THREADS_GLOBAL,
+)
 from dflow.backend.llvm.types import UnsupportedKernelError
 from dflow.backend.numba.cpu_kernel import (
     NO_CODE,
@@ -60,6 +66,16 @@ from dflow.dialects.df.symbols import device_scopes, kernel_functions
 DATA_OFFSET = 16
 """Where a NumPy array object holds its data pointer, on 64-bit platforms (the
 runtime checks it: `llvm_jit.ARRAY_DATA_OFFSET`)."""
+
+UNIT = "; ===== unit "
+"""The line that begins each unit of a device's LLVM module, followed by its name:
+the runtime compiles and caches each unit apart (`runtime/llvm_jit.py`)."""
+
+HOST_UNIT = "host"
+"""The name of the unit of the segments."""
+
+FUNCTION_PREFIX = "dflow.k."
+"""An LLVM kernel function's name is this and 16 hex digits of its text's digest."""
 
 PLACEHOLDER = "dflow.kernel"
 """The name a kernel is printed under, before `LlvmProgramPrinter.add` names it."""
@@ -216,18 +232,21 @@ class LlvmProgramPrinter(ModulePrinter):
     """One CPU device's program for the llvm target: `print()` is its Python module,
     `llvm` its LLVM module (after `print()`)."""
 
-    llvm_functions: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
     """Each LLVM kernel's function (and epilogue's), by symbol."""
     epilogue_names: dict[str, tuple[str, int]] = field(default_factory=dict[str, tuple[str, int]])
     """The Python name and arity of each epilogue, by LLVM symbol."""
-    declarations: set[str] = field(default_factory=set[str])
     refused: dict[str, str] = field(default_factory=dict[str, str])
     """Why each kernel left to numba is, by symbol."""
     segments: list[Segment] = field(default_factory=list[Segment])
-    aliases: dict[str, str] = field(default_factory=dict[str, str])
-    """Kernels printed the same as an earlier one: that one's symbol, by symbol."""
-    printed_as: dict[str, str] = field(default_factory=dict[str, str])
-    """The first kernel of each printed text."""
+    units: dict[str, Printed] = field(default_factory=dict[str, "Printed"])
+    """Each LLVM function, by name: a unit of its own (`UNIT`)."""
+    unit_kernels: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    """The kernels each LLVM function computes, by its name."""
+    functions: dict[str, str] = field(default_factory=dict[str, str])
+    """The LLVM function of each kernel (and epilogue) printed, by symbol: named after
+    the digest of its text, so kernels printed the same share one (a network's
+    repeated blocks: twelve identical softmaxes compile once) and a kernel keeps its
+    cached object code when an edit renumbers the kernels around it."""
     epilogues: dict[str, str | None] = field(default_factory=dict[str, str | None])
     """The kernels whose library calls are made from Python (numba's routines, as the
     numba target makes them) and the rest is LLVM's: the LLVM symbol of each one's
@@ -242,35 +261,34 @@ class LlvmProgramPrinter(ModulePrinter):
                 if not self.with_calls_from_python(kernel):
                     self.refused[symbol] = str(error)
 
-    def printed(self, kernel: func.FuncOp, calls_made: bool = False) -> list[str]:
-        """`kernel` as LLVM, named `PLACEHOLDER` (`add` names it), its declarations
-        added to the module's once printed."""
+    def printed(self, kernel: func.FuncOp, calls_made: bool = False) -> Printed:
+        """`kernel` as LLVM, named `PLACEHOLDER` (`add` names it)."""
         declarations: set[str] = set()
         facts = kernel_facts(kernel)
         split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
         printer = KernelPrinter(declarations, parallel_loops=split, calls_made=calls_made)
         lines = printer.function(kernel, PLACEHOLDER)
-        self.declarations |= declarations
-        return lines
+        return Printed(lines, declarations, len(kernel.args))
 
-    def add(self, symbol: str, lines: list[str]) -> None:
+    def add(self, symbol: str, printed: Printed) -> None:
         """Kernel `symbol`'s function, unless an earlier kernel's is the same (a
         network's repeated blocks: twelve identical softmaxes compile once), then
         `symbol` is an alias of that one."""
-        key = "\n".join(lines)
-        earlier = self.printed_as.setdefault(key, symbol)
-        if earlier != symbol:
-            self.aliases[symbol] = earlier
+        text = "\n".join([*printed.lines, *sorted(printed.declarations)])
+        name = f"{FUNCTION_PREFIX}{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        self.functions[symbol] = name
+        self.unit_kernels.setdefault(name, []).append(symbol)
+        if name in self.units:
             return
-        named = f"@{llvm_symbol(symbol)}"
-        self.llvm_functions[symbol] = [
-            line.replace(f'@"{PLACEHOLDER}"', named).replace(f'"{PLACEHOLDER}.', f'"{symbol}.')
-            for line in lines
+        lines = [
+            line.replace(f'@"{PLACEHOLDER}"', f'@"{name}"').replace(f'"{PLACEHOLDER}.', f'"{name}.')
+            for line in printed.lines
         ]
+        self.units[name] = Printed(lines, printed.declarations, printed.arity)
 
     def callee(self, symbol: str) -> str:
-        """The LLVM function a launch of kernel `symbol` calls."""
-        return llvm_symbol(self.aliases.get(symbol, symbol))
+        """The LLVM function a launch of kernel `symbol` calls, as LLVM writes it."""
+        return f'"{self.functions[symbol]}"'
 
     def with_calls_from_python(self, kernel: func.FuncOp) -> bool:
         """Whether `kernel` begins with library calls and the rest prints (then its
@@ -293,7 +311,7 @@ class LlvmProgramPrinter(ModulePrinter):
 
     def is_llvm(self, launch: dfrt.LaunchOp) -> bool:
         symbol = launch.callee.root_reference.data
-        return symbol in self.llvm_functions or symbol in self.aliases
+        return symbol in self.functions
 
     def new_segment(self, host: str) -> Segment:
         index = len(self.segments)
@@ -376,7 +394,7 @@ class LlvmProgramPrinter(ModulePrinter):
         lines = Lines()
         lines("")
         lines(f"_llvm = _load_llvm(__file__[:-3] + {LLVM_SUFFIX!r})")
-        if any("@dflow.parallel_for(" in line for f in self.llvm_functions.values() for line in f):
+        if any(PARALLEL_FOR in unit.declarations for unit in self.units.values()):
             lines(f"_llvm.set_threads({THREADS_GLOBAL!r})")
         for segment in self.segments:
             arity = 1 + len(segment.buffers)
@@ -404,28 +422,51 @@ class LlvmProgramPrinter(ModulePrinter):
         return next(k for k in kernel_functions(self.scope) if k.sym_name.data == symbol)
 
     def llvm(self) -> str:
-        """The device's LLVM module: its kernels, segments and declarations."""
+        """The device's LLVM module, in units (`UNIT`) that compile and cache apart:
+        one per kernel (with the declarations and internal functions it calls), then
+        the host's (its segments and array entries, the kernels they call declared)."""
         lines = [f"; dflow: the program of device {self.device} (emitted by the llvm target)"]
         for symbol, reason in self.refused.items():
             lines.append(f"; @{symbol} is the numba target's: {reason}")
         for symbol, epilogue in self.epilogues.items():
             rest = f", then its epilogue @{epilogue}" if epilogue else ""
             lines.append(f"; @{symbol} makes its library calls from Python{rest}")
-        for function in self.llvm_functions.values():
-            lines += ["", *function]
-        callees = {
-            launch.callee.root_reference.data: self.callee(launch.callee.root_reference.data)
+        for name, unit in self.units.items():
+            kernels = ", ".join(self.unit_kernels[name])
+            lines += ["", f"{UNIT}{name}: {kernels}", *unit.lines, "", *sorted(unit.declarations)]
+        return "\n".join([*lines, "", *self.host_unit()]) + "\n"
+
+    def host_unit(self) -> list[str]:
+        """The unit of the segments and the array entries of epilogues."""
+        launched = [
+            launch.callee.root_reference.data
             for segment in self.segments
             for launch in segment.launches
-        }
+        ]
+        callees = {symbol: self.callee(symbol) for symbol in launched}
+        lines = [f"{UNIT}{HOST_UNIT}"]
         for segment in self.segments:
-            lines += ["", *segment.llvm(callees)]
+            lines += [*segment.llvm(callees), ""]
         entries = {self.callee(symbol): arity for symbol, (_, arity) in self.epilogue_names.items()}
         for callee, arity in entries.items():
-            lines += ["", *array_entry(callee, arity)]
-        if self.declarations:
-            lines += ["", *sorted(self.declarations)]
-        return "\n".join(lines) + "\n"
+            lines += [*array_entry(callee, arity), ""]
+        arities = {self.callee(s): self.units[self.functions[s]].arity for s in launched}
+        arities |= entries
+        for callee, arity in sorted(arities.items()):
+            lines.append(f"declare void @{callee}({', '.join(['ptr'] * arity)})")
+        if any(PARALLEL_FOR in unit.declarations for unit in self.units.values()):
+            lines.append(THREADS_DEFINITION)
+        return lines
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A kernel's LLVM function, what it declares and defines besides (intrinsics,
+    `vmath`'s functions, the threads' dispatcher), and its number of buffers."""
+
+    lines: list[str]
+    declarations: set[str]
+    arity: int
 
 
 def llvm_program_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:

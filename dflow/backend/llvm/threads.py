@@ -42,8 +42,11 @@ THREADS_GLOBAL = "dflow.threads"
 
 _REGISTER = re.compile(r"%[A-Za-z_][\w.]*")
 
+THREADS_DEFINITION = f'@"{THREADS_GLOBAL}" = global i64 1'
+"""The thread count's definition, in the host unit (each kernel's unit declares it)."""
+
 PARALLEL_FOR = f"""
-@"{THREADS_GLOBAL}" = global i64 1
+@"{THREADS_GLOBAL}" = external global i64
 
 define internal ptr @dflow.run_task(ptr %task) {{
 entry:

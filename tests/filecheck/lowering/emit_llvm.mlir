@@ -1,15 +1,16 @@
 // RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | filecheck %s
-// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(m.split(chr(10), 1)[1].split('// -' '----')[0]).verify() for m in sys.stdin.read().split('; ----- ')[1:]]"
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(u.split(chr(10), 1)[1]).verify() for m in sys.stdin.read().split('; ----- ')[1:] for u in m.split('// -' '----')[0].split('; ===== unit ')[1:]]"
 
 // The df-llvm target prints each CPU device's LLVM module as the llvm target
 // compiles it: its kernels, and its host launches gathered into segments. Buffers are pointers indexed row-major by
 // their static shapes, scf.for a loop whose carried values are phis (the back edge
 // from wherever the body ended), scf.parallel nested loops. The second RUN line
-// parses and verifies every module with llvmlite.
+// parses and verifies every unit of every module with llvmlite.
 
 // A row sum: the outer parallel loop, the inner loop carrying the sum.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define void @reduce_sum_0(ptr %[[X:.*]], ptr %[[R:.*]]) {
+// CHECK:       ; ===== unit [[K:dflow.k.[0-9a-f]+]]: reduce_sum_0
+// CHECK-NEXT:  define void @"[[K]]"(ptr %[[X:.*]], ptr %[[R:.*]]) {
 // CHECK-NEXT:  entry:
 // CHECK-NEXT:    br label %[[OUTER:loop[0-9]+]]
 // CHECK-NEXT:  [[OUTER]]:
@@ -72,25 +73,33 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
 // -----
 
 // A float product is one call of NumPy's OpenBLAS, its sizes and leading dimensions
-// constants; a batched one a loop of calls, one per matrix; the host function's
-// launches are one segment, a function of the arena and the other buffers.
+// constants; a batched one a loop of calls, one per matrix. Each kernel is a unit of
+// its own, with what it declares, its function named after the digest of its text
+// (the unit's line names the kernels it computes); the host function's launches are
+// one segment, a function of the arena and the other buffers, in the host's unit,
+// which declares the kernels it calls.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define void @fused_matmul_0(ptr %[[A:.*]], ptr %[[B:.*]], ptr %[[C:.*]]) {
+// CHECK:       ; ===== unit [[MM:dflow.k.[0-9a-f]+]]: fused_matmul_0
+// CHECK-NEXT:  define void @"[[MM]]"(ptr %[[A:.*]], ptr %[[B:.*]], ptr %[[C:.*]]) {
 // CHECK-NEXT:  entry:
 // CHECK-NEXT:    call void @scipy_cblas_sgemm64_(i32 101, i32 111, i32 111, i64 4, i64 3, i64 8, float 0x3FF0000000000000, ptr %[[A]], i64 8, ptr %[[B]], i64 3, float 0x0000000000000000, ptr %[[C]], i64 3)
 // CHECK:         call float @dflow.tanh.f32(
-// CHECK:       define void @matmul_0(
+// CHECK:       declare void @scipy_cblas_sgemm64_(i32, i32, i32, i64, i64, i64, float, ptr, i64, ptr, i64, float, ptr, i64)
+// CHECK:       ; ===== unit [[BMM:dflow.k.[0-9a-f]+]]: matmul_0
+// CHECK-NEXT:  define void @"[[BMM]]"(
 // CHECK:         %[[I:.*]] = phi i64 [ 0, %entry ]
 // CHECK:         icmp slt i64 %[[I]], 2
 // CHECK:         call void @scipy_cblas_dgemm64_(i32 101, i32 111, i32 112, i64 3, i64 5, i64 8,
-// CHECK:       define void @"dflow.segment.mm.0"(ptr %arena.array, ptr %b0.array, ptr %b1.array, ptr %b2.array, ptr %b3.array, ptr %b4.array, ptr %b5.array) {
+// CHECK:       declare void @scipy_cblas_dgemm64_(i32, i32, i32, i64, i64, i64, double, ptr, i64, ptr, i64, double, ptr, i64)
+// CHECK:       ; ===== unit host
+// CHECK-NEXT:  define void @"dflow.segment.mm.0"(ptr %arena.array, ptr %b0.array, ptr %b1.array, ptr %b2.array, ptr %b3.array, ptr %b4.array, ptr %b5.array) {
 // CHECK-NEXT:  entry:
 // CHECK:         %b5 = load ptr, ptr %b5.data
-// CHECK-NEXT:    call void @fused_matmul_0(ptr %b0, ptr %b1, ptr %b2)
-// CHECK-NEXT:    call void @matmul_0(ptr %b3, ptr %b4, ptr %b5)
+// CHECK-NEXT:    call void @"[[MM]]"(ptr %b0, ptr %b1, ptr %b2)
+// CHECK-NEXT:    call void @"[[BMM]]"(ptr %b3, ptr %b4, ptr %b5)
 // CHECK-NEXT:    ret void
-// CHECK:       declare void @scipy_cblas_dgemm64_(i32, i32, i32, i64, i64, i64, double, ptr, i64, ptr, i64, double, ptr, i64)
-// CHECK:       declare void @scipy_cblas_sgemm64_(
+// CHECK-DAG:   declare void @"[[MM]]"(ptr, ptr, ptr)
+// CHECK-DAG:   declare void @"[[BMM]]"(ptr, ptr, ptr)
 func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %d: tensor<2x5x8xf64>) -> (tensor<4x3xf32>, tensor<2x3x5xf64>) {
   %r = df.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
   %t = df.tanh %r : (tensor<4x3xf32>) -> tensor<4x3xf32>
@@ -114,8 +123,8 @@ func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %
 // CHECK-NEXT:    %b0 = load ptr, ptr %b0.data
 // CHECK-NEXT:    %[[Y:.*]] = getelementptr i8, ptr %arena, i64 0
 // CHECK-NEXT:    %[[S:.*]] = getelementptr i8, ptr %arena, i64 128
-// CHECK-NEXT:    call void @reduce_sum_1(ptr %[[Y]], ptr %[[S]])
-// CHECK-NEXT:    call void @sub_2(ptr %[[Y]], ptr %[[S]], ptr %b0)
+// CHECK-NEXT:    call void @"dflow.k.{{[0-9a-f]+}}"(ptr %[[Y]], ptr %[[S]])
+// CHECK-NEXT:    call void @"dflow.k.{{[0-9a-f]+}}"(ptr %[[Y]], ptr %[[S]], ptr %b0)
 func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32> {
   %y = df.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
   %s = df.reduce_sum %y {axes = array<i64: 1>, keepdims = true} : (tensor<1x3x3x3xf32>) -> tensor<1x1x3x3xf32>

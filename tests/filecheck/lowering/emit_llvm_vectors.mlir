@@ -1,14 +1,15 @@
 // RUN: xdsl-opt %s --split-input-file -t df-llvm | filecheck %s
-// RUN: xdsl-opt %s --split-input-file -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(m.split(chr(10), 1)[1].split('// -' '----')[0]).verify() for m in sys.stdin.read().split('; ----- ')[1:]]"
+// RUN: xdsl-opt %s --split-input-file -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(u.split(chr(10), 1)[1]).verify() for m in sys.stdin.read().split('; ----- ')[1:] for u in m.split('// -' '----')[0].split('; ===== unit ')[1:]]"
 
 // Kernels written with explicit vectors (backend/llvm/vectors.py): vector<16xf32> is
 // LLVM's <16 x float>; a load or store of one at an index of a buffer is one access
 // at that element's address; a broadcast inserts into lane 0 and shuffles; vector.fma
 // is llvm.fma of the vector type; a splat constant is LLVM's splat; arith ops take
-// vectors. The second RUN line verifies the module with llvmlite.
+// vectors. The second RUN line verifies each unit with llvmlite.
 
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define void @axpy(ptr %[[X:.*]], ptr %[[Y:.*]]) {
+// CHECK:       ; ===== unit [[K:dflow.k.[0-9a-f]+]]: axpy
+// CHECK-NEXT:  define void @"[[K]]"(ptr %[[X:.*]], ptr %[[Y:.*]]) {
 // CHECK-NEXT:  entry:
 // CHECK-NEXT:    %[[PA:.*]] = getelementptr float, ptr %[[X]], i64 0
 // CHECK-NEXT:    %[[A:.*]] = load <16 x float>, ptr %[[PA]], align 4
@@ -43,7 +44,8 @@ func.func private @axpy(%x: memref<32xf32>, %y: memref<32xf32>) attributes {df.k
 // Vectors carried by a loop are phis of the vector type (a microkernel's
 // accumulators); f64 vectors are <N x double>.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define void @sum_rows(ptr %[[X:.*]], ptr %[[R:.*]]) {
+// CHECK:       ; ===== unit [[K:dflow.k.[0-9a-f]+]]: sum_rows
+// CHECK-NEXT:  define void @"[[K]]"(ptr %[[X:.*]], ptr %[[R:.*]]) {
 // CHECK:         %[[ACC:.*]] = phi <8 x double> [ splat (double 0x0000000000000000), %entry ], [ %[[NEXT:.*]], %[[BODY:body[0-9]+]] ]
 // CHECK:       [[BODY]]:
 // CHECK:         %[[V:.*]] = load <8 x double>, ptr %{{.*}}, align 8
