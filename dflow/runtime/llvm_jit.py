@@ -1,17 +1,18 @@
-"""The df-llvm target's machine code: a device's LLVM module compiled once, cached as
-an object file, and its host functions handed to Python as `ctypes` callables.
+"""The llvm target's machine code: a device's LLVM module compiled, cached as object
+files, and its segments handed to Python as `ctypes` callables.
 
 An emitted module of the llvm target (`backend/llvm/program.py`) loads its LLVM IR,
-`cpu_0.ll` beside it, with `load_llvm`. The module is optimized once, at -O3 with
-LLVM's new pass manager for this machine's CPU and features, and its object code
-(`TargetMachine.emit_object`) is kept in the kernel store under a folder named after
-the digest of the IR, LLVM's version and this CPU (`cache_root.store_folder`: private
-like the rest of the store; where it is not, the code is compiled in memory only).
-A cache hit loads the object into the JIT without parsing or optimizing again. The
-functions are C functions of pointers (`ctypes` releases the GIL around each call,
-so devices in threads run at once); the CBLAS routines of NumPy's OpenBLAS and C's
-math library resolve by name. Nothing here imports numba: a program whose kernels
-are all LLVM's starts without it.
+`cpu_0.ll` beside it, with `load_llvm`. Each of its units (a kernel's, the host's) is
+optimized at -O3 with LLVM's new pass manager for this machine's CPU and features,
+and its object code (`TargetMachine.emit_object`) kept in the kernel store under a
+folder named after the digest of the unit's IR, LLVM's version and this CPU
+(`cache_root.store_folder`: private like the rest of the store; where it is not, the
+code is compiled in memory only). A cache hit loads the object into the JIT without
+parsing or optimizing again; the units of a module are linked in one MCJIT engine.
+Segments are C functions of NumPy array objects (`ctypes` releases the GIL around
+each call, so devices in threads run at once); the CBLAS routines of NumPy's OpenBLAS,
+C's math library and POSIX threads resolve by name. Nothing here imports numba: a
+program whose kernels are all LLVM's starts without it.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ view is made in Python only where Python uses it. So a program whose kernels are
 LLVM's runs as one call into machine code, whatever its number of kernels; one with
 a numba kernel or a transfer in the middle, as one call per stretch between them.
 
+The LLVM module is written in *units* (`UNIT` lines): one per kernel, its function
+named after the digest of its text, and the host's (segments, entry points); the
+runtime compiles and caches each apart, so an edit recompiles only what it changed.
+
 The Python module differs from the numba target's in its header: it loads the LLVM
 module beside it (`runtime/llvm_jit.py`: optimized once, object code cached) and
 binds each segment as a `ctypes` function; it imports numba only where a kernel is
