@@ -205,8 +205,46 @@ class KernelPrinter:
         if kind in LIBM:
             return self.call(LIBM[kind] + ("f" if ty == "float" else ""), ty, operands)
         if kind in CASTS:
-            return f"{CASTS[kind]} {ty} {operands[0]} to {llvm_type(op.results[0].type)}"
+            return self.cast(op, ty, operands[0])
         return self.special(op, ty, operands)
+
+    def cast(self, op: Operation, ty: str, value: str) -> str:
+        target = llvm_type(op.results[0].type)
+        if isinstance(op, arith.TruncFOp) and target in ("half", "bfloat"):
+            return self.narrowed(ty, value, target)
+        return f"{CASTS[type(op)]} {ty} {value} to {target}"
+
+    def narrowed(self, ty: str, value: str, target: str) -> str:
+        """A float rounded to f16 or bf16 without a call into a runtime library that
+        the process may lack (LLVM's `__truncdfhf2`, `__truncsfbf2`): f32 to f16 is
+        F16C's instruction; f32 to bf16 rounds the bits to nearest even, a NaN kept
+        quiet (as `vmath.f32_to_bf16`); from f64 (rounded once, exactly, only by the
+        numba target's helpers) the kernel is refused."""
+        if ty != "float":
+            raise UnsupportedKernelError(f"{ty} to {target} conversions are not printed yet")
+        if target == "half":
+            return f"fptrunc float {value} to half"
+        bits = self.fresh()
+        self.emit(f"{bits} = bitcast float {value} to i32")
+        parity = self.fresh()
+        self.emit(f"{parity} = lshr i32 {bits}, 16")
+        odd = self.fresh()
+        self.emit(f"{odd} = and i32 {parity}, 1")
+        bias = self.fresh()
+        self.emit(f"{bias} = add i32 {odd}, 32767")
+        rounded = self.fresh()
+        self.emit(f"{rounded} = add i32 {bits}, {bias}")
+        quiet = self.fresh()
+        self.emit(f"{quiet} = or i32 {parity}, 64")
+        high = self.fresh()
+        self.emit(f"{high} = lshr i32 {rounded}, 16")
+        nan = self.fresh()
+        self.emit(f"{nan} = fcmp uno float {value}, {value}")
+        chosen = self.fresh()
+        self.emit(f"{chosen} = select i1 {nan}, i32 {quiet}, i32 {high}")
+        half = self.fresh()
+        self.emit(f"{half} = trunc i32 {chosen} to i16")
+        return f"bitcast i16 {half} to bfloat"
 
     def call(self, callee: str, ty: str, operands: Sequence[str]) -> str:
         """A call of a function of `ty` operands to `ty`, declared once per module."""
