@@ -69,7 +69,7 @@ VECTOR_MATH = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
 LIBM = {math.TanhOp: "tanh", math.ErfOp: "erf"}
 """Ops that are a C library function: `tanhf` on float, `tanh` on double."""
 
-CASTS = {
+CASTS: dict[type[Operation], str] = {
     arith.ExtFOp: "fpext",
     arith.TruncFOp: "fptrunc",
     arith.SIToFPOp: "sitofp",
