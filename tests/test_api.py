@@ -133,7 +133,7 @@ def test_a_feed_error_says_what_dflow_run_says(tmp_path: Path, program: dflow.Pr
 
 
 def test_source_memory_and_interpret(program: dflow.Program, tmp_path: Path) -> None:
-    assert list(program.source) == ["cpu_0.py"]
+    assert [name for name in program.source if name.endswith(".py")] == ["cpu_0.py"]
     assert "def main(rt, x, w):" in program.source["cpu_0.py"]
     path = tmp_path / "two.mlir"
     path.write_text(TWO_ENTRIES)
@@ -145,7 +145,7 @@ def test_source_memory_and_interpret(program: dflow.Program, tmp_path: Path) -> 
 
 def test_devices_and_passes() -> None:
     program = dflow.compile(ROOT / "examples" / "towers.mlir", devices="cpu:0,cpu:1")
-    assert sorted(program.source) == ["cpu_0.py", "cpu_1.py"]
+    assert sorted(n for n in program.source if n.endswith(".py")) == ["cpu_0.py", "cpu_1.py"]
     feeds = [
         RNG.standard_normal(spec.shape).astype(spec.dtype) for spec in program.signature().arguments
     ]

@@ -81,13 +81,22 @@ def test_bad_input_files_are_one_line(tmp_path: Path) -> None:
     assert "give one .npz archive, or .npy files" in mixed.stderr
 
 
-def test_compile_time_reports_every_pass_and_numba(tmp_path: Path) -> None:
-    run = run_dflow("compile", _program(tmp_path), "-o", tmp_path / "out", "--time")
+@pytest.mark.parametrize(
+    ("target", "compile_step"),
+    [("numba", "numba: compile 1 CPU kernels of cpu:0"),
+     ("llvm", "LLVM: optimize and compile cpu_0.ll")],
+)  # fmt: skip
+def test_compile_time_reports_every_pass_and_numba(
+    tmp_path: Path, target: str, compile_step: str
+) -> None:
+    """Every pass, and the target's own compile of the kernels (numba's, or LLVM's)."""
+    out = tmp_path / "out"
+    run = run_dflow("compile", _program(tmp_path), "-o", out, "--time", "--target", target)
     assert run.returncode == 0, run.stderr
     steps = [line.split(maxsplit=2)[2] for line in run.stderr.splitlines()[1:]]
     for name in ("df-inline", "df-fuse", "df-bufferize", "df-plan-buffers", "df-lower-host"):
         assert name in steps
-    assert "numba: compile 1 CPU kernels of cpu:0" in steps and steps[-1] == "total"
+    assert compile_step in steps and steps[-1] == "total"
     seconds = [float(line.split()[0]) for line in run.stderr.splitlines()[1:]]
     assert abs(sum(seconds[:-1]) - seconds[-1]) < 1e-3 * len(seconds)
 
@@ -98,7 +107,9 @@ def _entries(cache: Path) -> list[str]:
 
 def test_cache_info_clear_and_its_bound(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    environment = {**os.environ, "DFLOW_CACHE_DIR": str(cache)}
+    # numba's kernel store: one kernel for the three programs (the llvm target's keeps
+    # a unit per kernel and one for the host)
+    environment = {**os.environ, "DFLOW_CACHE_DIR": str(cache), "DFLOW_TARGET": "numba"}
     for factor in range(3):
         text = SCALE.replace("df.mul %x, %k", "df.mul %x, %k" + " " * factor)
         program = _program(tmp_path, text, f"p{factor}.mlir")

@@ -64,6 +64,13 @@ print(json.dumps({"loaded": loaded, "arguments": [a.tolist() for a in arguments]
 """
 
 
+@pytest.fixture(autouse=True)
+def numba_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests check numba's kernel store: on the numba target, whatever
+    `$DFLOW_TARGET` the suite runs under."""
+    monkeypatch.setenv("DFLOW_TARGET", "numba")
+
+
 def _write(text: str, directory: Path) -> Path:
     write_modules(compile_module(parse_module(text, "<test>")), directory)
     return directory

@@ -28,6 +28,13 @@ TOWERS = ROOT / "examples" / "towers.mlir"
 FIELDS = {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"}
 
 
+@pytest.fixture(autouse=True)
+def numba_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests check a trace's slices per numba kernel and library call: on the
+    numba target, whatever `$DFLOW_TARGET` the suite runs under."""
+    monkeypatch.setenv("DFLOW_TARGET", "numba")
+
+
 def compiled_kernels(program: Path, devices: str, folder: Path) -> dict[str, dict[str, Any]]:
     """`KERNELS` of each device module `dflow compile` writes, by device (read from
     the source, not through the runtime)."""

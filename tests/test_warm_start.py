@@ -65,6 +65,13 @@ print(json.dumps(report))
 """
 
 
+@pytest.fixture(autouse=True)
+def numba_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests check the warm start of numba kernels: on the numba target,
+    whatever `$DFLOW_TARGET` the suite runs under."""
+    monkeypatch.setenv("DFLOW_TARGET", "numba")
+
+
 def mixed_program() -> tuple[ModuleOp, list[Array]]:
     """Kernels of several element types and ranks: a matmul with an epilogue, an
     integer kernel, a comparison to booleans, a select and a full reduction to 0-d."""
