@@ -14,10 +14,10 @@ ruff format --check .
 # installed), whichever environment pyright itself was installed in.
 pyright --project pyproject.toml --pythonpath "$(python3 -c 'import sys; print(sys.executable)')"
 lit -sv tests/filecheck
-# the suites of compiled programs again on the llvm target (the CPU target that prints
-# one LLVM module per device): ops, programs, the runtime, generated programs, the zoo's
-# models and the CLI fuzzer
-DFLOW_TARGET=llvm python3 -m pytest -rs tests/test_compiled_ops.py tests/test_compiled_programs.py \
+# the suites of compiled programs again on the numba target (the whole suite runs on the
+# default, llvm): ops, programs, the runtime, generated programs, the zoo's models and
+# the CLI fuzzer
+DFLOW_TARGET=numba python3 -m pytest -rs tests/test_compiled_ops.py tests/test_compiled_programs.py \
     tests/test_compiled_runtime.py tests/test_generated.py tests/test_zoo.py tests/test_fuzz_cli.py
 # -rs: every skipped test with its reason; --durations: the 20 slowest, to keep the suite's
 # time in view (.ci/run's budget: 25 minutes on 2 cores, the fresh install included)

@@ -282,7 +282,7 @@ def compiled_program(
     core (`runtime/parallel_compile.py`; on one core they compile at first call).
     `only`: the devices of this rank, under MPI (`lower`); none, an empty program.
     `devices`: as `devices_for` resolved them; `target`: the CPU target
-    (`cpu_target`: None is `$DFLOW_TARGET`'s, else numba). `request`: the key of a `dflow run`
+    (`cpu_target`: None is `$DFLOW_TARGET`'s, else llvm). `request`: the key of a `dflow run`
     (`run_options.request_key`: the text and the devices as asked for, which decide
     `devices`), so that the run's cache entry is found from its options alone."""
     if only is not None and not only:

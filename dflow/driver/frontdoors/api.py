@@ -117,9 +117,9 @@ def compile(
     `mpi`: run under `mpirun`, each device on an MPI rank (device `i` on rank
     `i mod N`, or the rank it names: `cpu:0@1`); every rank calls `compile` and then
     the program alike, rank 0's arguments are used and rank 0 gets the results (the
-    others get None). `target`: what CPU devices compile for, `"numba"` (numba
-    kernels) or `"llvm"` (one LLVM module per device); by default `$DFLOW_TARGET`'s,
-    else numba. Raises
+    others get None). `target`: what CPU devices compile for, `"llvm"` (one LLVM
+    module per device) or `"numba"` (numba kernels); by default `$DFLOW_TARGET`'s,
+    else llvm. Raises
     `DflowError` for a program dflow cannot compile.
     """
     passes = passes or ""

@@ -191,7 +191,7 @@ def _target_argument(command: argparse.ArgumentParser) -> None:
         "--target",
         choices=CPU_TARGETS,
         help="what CPU devices compile for: numba kernels or one LLVM module per device "
-        f"(default: ${TARGET_VARIABLE}, else numba)",
+        f"(default: ${TARGET_VARIABLE}, else llvm)",
     )
 
 
