@@ -30,6 +30,7 @@ from typing import Any
 import llvmlite.binding
 import numpy as np
 
+from dflow.runtime.blas_threads import usable_cores
 from dflow.runtime.cache_root import store_folder
 from dflow.runtime.library.openblas import numpy_openblas
 
@@ -228,13 +229,6 @@ def _loaded(text: str) -> LlvmLibrary:
     machine = target_machine()
     codes = [_stored_object(unit) or _new_object(unit, machine) for unit in units(text)]
     return library_of(codes, machine)
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity, where the OS says)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
 
 
 def library_of(codes: list[bytes], machine: Any) -> LlvmLibrary:

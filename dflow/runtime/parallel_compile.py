@@ -26,13 +26,8 @@ from typing import Any
 
 from numba.core.registry import CPUDispatcher
 
+from dflow.runtime.blas_threads import usable_cores
 from dflow.runtime.warm_start import KernelArguments, compile_named, preload_kernels
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity where the platform says)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 def compile_in_parallel(module: ModuleType, workers: int | None = None) -> int:

@@ -105,6 +105,12 @@ class KernelPrinter:
         self.counter += 1
         return f"%{hint}{self.counter}"
 
+    def let(self, expression: str, hint: str = "v") -> str:
+        """`%<new> = <expression>`, emitted; the new name."""
+        name = self.fresh(hint)
+        self.emit(f"{name} = {expression}")
+        return name
+
     def value(self, value: SSAValue) -> str:
         return self.names[value]
 
@@ -224,27 +230,14 @@ class KernelPrinter:
             raise UnsupportedKernelError(f"{ty} to {target} conversions are not printed yet")
         if target == "half":
             return f"fptrunc float {value} to half"
-        bits = self.fresh()
-        self.emit(f"{bits} = bitcast float {value} to i32")
-        parity = self.fresh()
-        self.emit(f"{parity} = lshr i32 {bits}, 16")
-        odd = self.fresh()
-        self.emit(f"{odd} = and i32 {parity}, 1")
-        bias = self.fresh()
-        self.emit(f"{bias} = add i32 {odd}, 32767")
-        rounded = self.fresh()
-        self.emit(f"{rounded} = add i32 {bits}, {bias}")
-        quiet = self.fresh()
-        self.emit(f"{quiet} = or i32 {parity}, 64")
-        high = self.fresh()
-        self.emit(f"{high} = lshr i32 {rounded}, 16")
-        nan = self.fresh()
-        self.emit(f"{nan} = fcmp uno float {value}, {value}")
-        chosen = self.fresh()
-        self.emit(f"{chosen} = select i1 {nan}, i32 {quiet}, i32 {high}")
-        half = self.fresh()
-        self.emit(f"{half} = trunc i32 {chosen} to i16")
-        return f"bitcast i16 {half} to bfloat"
+        bits = self.let(f"bitcast float {value} to i32")
+        parity = self.let(f"lshr i32 {bits}, 16")
+        bias = self.let(f"add i32 {self.let(f'and i32 {parity}, 1')}, 32767")
+        high = self.let(f"lshr i32 {self.let(f'add i32 {bits}, {bias}')}, 16")
+        quiet = self.let(f"or i32 {parity}, 64")
+        nan = self.let(f"fcmp uno float {value}, {value}")
+        chosen = self.let(f"select i1 {nan}, i32 {quiet}, i32 {high}")
+        return f"bitcast i16 {self.let(f'trunc i32 {chosen} to i16')} to bfloat"
 
     def call(self, callee: str, ty: str, operands: Sequence[str]) -> str:
         """A call of a function of `ty` operands to `ty`, declared once per module."""
@@ -273,12 +266,9 @@ class KernelPrinter:
         raise UnsupportedKernelError(f"{op.name} is not printed yet")
 
     def signed_division(self, ty: str, operands: Sequence[str]) -> str:
-        zero = self.fresh()
-        self.emit(f"{zero} = icmp eq {ty} {operands[1]}, 0")
-        safe = self.fresh()
-        self.emit(f"{safe} = select i1 {zero}, {ty} 1, {ty} {operands[1]}")
-        quotient = self.fresh()
-        self.emit(f"{quotient} = sdiv {ty} {operands[0]}, {safe}")
+        zero = self.let(f"icmp eq {ty} {operands[1]}, 0")
+        safe = self.let(f"select i1 {zero}, {ty} 1, {ty} {operands[1]}")
+        quotient = self.let(f"sdiv {ty} {operands[0]}, {safe}")
         return f"select i1 {zero}, {ty} 0, {ty} {quotient}"
 
     def memory(self, op: memref.LoadOp | memref.StoreOp) -> None:
