@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dflow.analysis.memory.liveness import Schedule
 from dflow.analysis.memory.scheduling import Dependences, Footprint
@@ -54,15 +54,20 @@ class _Storages:
     readers: list[int]
     born: list[list[int]]
     """The storages each step allocates (it writes their first value)."""
+    reads: list[list[int]]
+    """The storages each step reads."""
     inplace: list[list[tuple[int, int]]]
     """Each step's in-place candidates: (the operand's storage, the output's bytes)."""
+    plain: list[int | None] = field(default_factory=list[int | None])
+    """The bytes each step adds while it runs where that needs no test: it writes
+    nothing in place and it alone writes what it allocates (else None)."""
 
     @staticmethod
     def of(schedule: Schedule) -> _Storages:
         footprint = Footprint.of(schedule)
         number = {root: i for i, root in enumerate(sorted(footprint.size))}
         count = len(number)
-        storages = _Storages([0] * count, [0] * count, [0] * count, [], [])
+        storages = _Storages([0] * count, [0] * count, [0] * count, [], [], [])
         for root, index in number.items():
             storages.sizes[index] = footprint.size[root]
             storages.readers[index] = sum(1 << step for step in footprint.readers[root])
@@ -70,21 +75,18 @@ class _Storages:
             storages.born.append([number[root] for root in born])
             for root in born:
                 storages.writers[number[root]] |= 1 << step
+            storages.reads.append([number[root] for root in footprint.reads[step]])
             storages.inplace.append([(number[g], size) for g, size in footprint.inplace[step]])
+        for step, born in enumerate(storages.born):
+            alone = all(storages.writers[g] == 1 << step for g in born)
+            plain = alone and not storages.inplace[step]
+            storages.plain.append(sum(storages.sizes[g] for g in born) if plain else None)
         return storages
 
-    def live_after(self, done: int) -> int:
-        """The bytes live between steps once the steps of `done` have run."""
-        return sum(
-            size
-            for size, writers, readers in zip(self.sizes, self.writers, self.readers, strict=True)
-            if writers & done and readers & ~done
-        )
-
     def during(self, done: int, live: int, step: int) -> int:
-        """The bytes live while `step` runs after `done` (`live`: `live_after(done)`)."""
-        bit = 1 << step
-        now = done | bit
+        """The bytes live while `step` runs after `done` (`live`: the bytes live
+        between steps once `done` has run)."""
+        now = done | 1 << step
         total = live
         for storage in self.born[step]:
             if not self.writers[storage] & done:
@@ -95,6 +97,20 @@ class _Storages:
                 taken.add(source)
                 total -= size
         return total
+
+    def live_next(self, done: int, live: int, step: int) -> int:
+        """The bytes live between steps once `step` has run after `done` (`live`: those
+        once `done` has run): less what `step` reads last, plus what it allocates that
+        a later step reads."""
+        now = done | 1 << step
+        sizes, writers, readers = self.sizes, self.writers, self.readers
+        for storage in self.reads[step]:
+            if writers[storage] & done and not readers[storage] & ~now:
+                live -= sizes[storage]
+        for storage in self.born[step]:
+            if not writers[storage] & done and readers[storage] & ~now:
+                live += sizes[storage]
+        return live
 
 
 @dataclass(frozen=True)
@@ -125,11 +141,18 @@ def exact_order(
     return _Search.of(schedule, dependences, ceiling, limits).run()
 
 
+_State = tuple[int, int, int, int, int]
+"""A set of run steps: its best peak, the bytes live after it, the steps ready to run
+next (a bit mask), the set before it and the step run last."""
+
+
 @dataclass
 class _Search:
     storages: _Storages
     before: list[int]
     """Each step's predecessors, as a bit mask (the fixed last step: every other)."""
+    after: list[list[int]]
+    """Each step's successors."""
     ceiling: int | None
     limits: Limits
     deadline: float
@@ -143,12 +166,13 @@ class _Search:
         before = [sum(1 << p for p in earlier) for earlier in dependences.before]
         if dependences.last is not None:
             before[dependences.last] = ((1 << count) - 1) & ~(1 << dependences.last)
+        after = [[t for t in range(count) if before[t] >> step & 1] for step in range(count)]
         deadline = time.monotonic() + limits.seconds
-        return _Search(_Storages.of(schedule), before, ceiling, limits, deadline)
+        return _Search(_Storages.of(schedule), before, after, ceiling, limits, deadline)
 
     def run(self) -> Exact | None:
-        layer: dict[int, tuple[int, int, int]] = {0: (0, -1, -1)}
-        """Each set of run steps: its best peak, the set before it and the step run last."""
+        ready = sum(1 << step for step, earlier in enumerate(self.before) if not earlier)
+        layer: dict[int, _State] = {0: (0, 0, ready, -1, -1)}
         parents = [layer]
         for _ in self.before:
             following = self._expand(layer)
@@ -159,15 +183,13 @@ class _Search:
         full = (1 << len(self.before)) - 1
         return Exact(_path(parents, full), layer[full][0]) if full in layer else None
 
-    def _expand(
-        self, layer: dict[int, tuple[int, int, int]]
-    ) -> dict[int, tuple[int, int, int]] | None:
+    def _expand(self, layer: dict[int, _State]) -> dict[int, _State] | None:
         """The sets one step further, each reached at its least peak; None past the
         limits."""
-        following: dict[int, tuple[int, int, int]] = {}
+        following: dict[int, _State] = {}
         limits = self.limits
-        for done, (peak, _, _) in layer.items():
-            self._extend(done, peak, following)
+        for done, (peak, live, ready, _, _) in layer.items():
+            self._extend(done, peak, live, ready, following)
             self.expanded += 1
             if len(following) > limits.states or self.expanded > limits.work:
                 return None
@@ -175,25 +197,45 @@ class _Search:
                 return None
         return following
 
-    def _extend(self, done: int, peak: int, following: dict[int, tuple[int, int, int]]) -> None:
-        live = self.storages.live_after(done)
-        for step, earlier in enumerate(self.before):
-            bit = 1 << step
-            if done & bit or earlier & ~done:
+    def _extend(
+        self, done: int, peak: int, live: int, ready: int, following: dict[int, _State]
+    ) -> None:
+        """Run each ready step after `done`, keeping each new set's least peak (the
+        first found on ties: steps in ascending order)."""
+        storages, ceiling = self.storages, self.ceiling
+        plain = storages.plain
+        waiting = ready
+        while waiting:
+            bit = waiting & -waiting
+            waiting ^= bit
+            step = bit.bit_length() - 1
+            rise = plain[step]
+            during = live + rise if rise is not None else storages.during(done, live, step)
+            reached = during if during > peak else peak
+            if ceiling is not None and reached > ceiling:
                 continue
-            reached = max(peak, self.storages.during(done, live, step))
-            if self.ceiling is not None and reached > self.ceiling:
-                continue
-            known = following.get(done | bit)
+            now = done | bit
+            known = following.get(now)
             if known is None or reached < known[0]:
-                following[done | bit] = (reached, done, step)
+                following[now] = (reached, *self._after_step(done, live, ready, step))
+
+    def _after_step(self, done: int, live: int, ready: int, step: int) -> tuple[int, int, int, int]:
+        """The live bytes and ready steps once `step` has run after `done`, then
+        `done` and `step` (the way back)."""
+        now = done | 1 << step
+        before = self.before
+        for successor in self.after[step]:
+            if not before[successor] & ~now:
+                ready |= 1 << successor
+        ready &= ~(1 << step)
+        return self.storages.live_next(done, live, step), ready, done, step
 
 
-def _path(parents: list[dict[int, tuple[int, int, int]]], full: int) -> tuple[int, ...]:
+def _path(parents: list[dict[int, _State]], full: int) -> tuple[int, ...]:
     order: list[int] = []
     done = full
     for layer in reversed(parents[1:]):
-        _, done_before, step = layer[done]
+        *_, done_before, step = layer[done]
         order.append(step)
         done = done_before
     return tuple(reversed(order))
