@@ -2,6 +2,6 @@
 
 import sys
 
-from dflow.driver.frontdoors.cli import main
+from dflow.driver.frontdoors.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())
