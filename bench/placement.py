@@ -70,7 +70,14 @@ def with_gradient(g: Graph, wrt: Sequence[int]) -> ModuleOp:
     return ModuleOp([differentiate(function, wrt)])
 
 
-def mlp(batch: int = 256, sizes: Sequence[int] = (784, 512, 512, 10)) -> ModuleOp:
+def mlp(
+    batch: int = 256,
+    sizes: Sequence[int] = (784, 512, 512, 10),
+    activations: Sequence[str] = ("relu", "relu"),
+) -> ModuleOp:
+    """The MLP training step: the loss of a softmax classifier and its gradient with
+    respect to every weight and bias; `activations`, one per hidden layer (`relu` or
+    `tanh`)."""
     g = Graph()
     h = g.input("x", (batch, sizes[0]))
     labels = g.input("labels", (batch, sizes[-1]))
@@ -80,7 +87,7 @@ def mlp(batch: int = 256, sizes: Sequence[int] = (784, 512, 512, 10)) -> ModuleO
         b = g.input(f"b{i}", (sizes[i + 1],))
         h = h @ w + b
         if i < layers - 1:
-            h = h.relu()
+            h = h.relu() if activations[i] == "relu" else h.tanh()
     loss = -(labels * h.softmax().log()).sum([1]).mean()
     g.output(loss)
     return with_gradient(g, range(2, 2 + 2 * layers))
