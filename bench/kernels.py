@@ -481,7 +481,8 @@ def bench_pipeline() -> None:
     has noisy spells of seconds (up to 1.8x slower), so each size is timed once per
     round over all sizes, five rounds, and its best kept."""
     print("pipeline: lowering + emission without numba, per op (random graphs, best of 5)")
-    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"}
+    paths = (ROOT, ROOT / "tests", ROOT / "tests" / "support")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths))}
     environment.pop("DFLOW_VERIFY", None)  # as users run it: the tests' check of the output off
     command = [sys.executable, "-c", PIPELINE, "250", "500", "1000", "2000", "5000"]
     with subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, text=True) as child:
