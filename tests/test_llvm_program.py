@@ -298,3 +298,37 @@ def test_tiny_loops_stay_scalar_and_large_ones_vectorize(tmp_path: Path) -> None
     marked = ["llvm.loop.vectorize.enable" in unit for unit in kernels]
     assert sorted(zip(marked, vectorized, strict=True)) == [(False, True), (True, False)]
     assert_same(program.run("main", [small, large]), expected, ["small", "large"])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) -> None:
+    """`df.maximum`/`df.minimum` (and relu's maximum with 0) as NumPy computes them:
+    a NaN of either operand propagated, and of two equal zeros the second operand
+    kept (LLVM's `llvm.maximum` would give +0 for maximum(+0, -0)); in a loop long
+    enough to vectorize and in a short scalar one."""
+    specials = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 3.5]
+    pairs = np.array([(a, b) for a in specials for b in specials]).T
+    count = pairs.shape[1]
+    a, b = (
+        np.tile(row, 3).astype(np.dtype({"f32": "float32", "f64": "float64"}[dtype]))
+        for row in pairs
+    )
+    graph = Graph("main")
+    x, y = graph.input("a", a.shape, dtype), graph.input("b", b.shape, dtype)
+    short_x, short_y = (
+        graph.input("c", (count // 2,), dtype),
+        graph.input("d", (count // 2,), dtype),
+    )
+    graph.output(x.maximum(y), x.minimum(y), x.relu(), short_x.maximum(short_y))
+    module = graph.module()
+    half = count // 2
+    _, program = _compiled(module, tmp_path)
+    got = program.run("main", [a, b, a[:half], b[:half]])
+    expected = [
+        np.maximum(a, b),
+        np.minimum(a, b),
+        np.maximum(a, 0),
+        np.maximum(a[:half], b[:half]),
+    ]
+    for result, reference in zip(got, expected, strict=True):
+        assert result.tobytes() == reference.astype(result.dtype).tobytes()

@@ -160,3 +160,27 @@ func.func @exp_rows(%x: tensor<4x32xf32>) -> tensor<4x32xf32> {
   %e = df.exp %x : (tensor<4x32xf32>) -> tensor<4x32xf32>
   func.return %e : tensor<4x32xf32>
 }
+
+// -----
+
+// df.maximum and df.minimum are NumPy's: the first operand where it is greater (less)
+// or NaN, else the second (so a NaN of either propagates, and of equal zeros the
+// second is kept), a compare and a select that x86 makes one max and a blend; not
+// llvm.maximum, which orders -0 below +0.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:         %[[A:.*]] = load float, ptr
+// CHECK:         %[[B:.*]] = load float, ptr
+// CHECK-NEXT:    %[[GT:.*]] = fcmp ogt float %[[A]], %[[B]]
+// CHECK-NEXT:    %[[NAN:.*]] = fcmp uno float %[[A]], %[[A]]
+// CHECK-NEXT:    %[[KEEP:.*]] = or i1 %[[GT]], %[[NAN]]
+// CHECK-NEXT:    %[[MAX:.*]] = select i1 %[[KEEP]], float %[[A]], float %[[B]]
+// CHECK-NEXT:    %[[LT:.*]] = fcmp olt float %[[MAX]], %[[B]]
+// CHECK-NEXT:    %[[NAN2:.*]] = fcmp uno float %[[MAX]], %[[MAX]]
+// CHECK-NEXT:    %[[KEEP2:.*]] = or i1 %[[LT]], %[[NAN2]]
+// CHECK-NEXT:    %{{.*}} = select i1 %[[KEEP2]], float %[[MAX]], float %[[B]]
+// CHECK-NOT:     llvm.maximum
+func.func @extrema(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %m = df.maximum %a, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %n = df.minimum %m, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  func.return %n : tensor<8xf32>
+}
