@@ -73,11 +73,11 @@ def with_gradient(g: Graph, wrt: Sequence[int]) -> ModuleOp:
 def mlp(
     batch: int = 256,
     sizes: Sequence[int] = (784, 512, 512, 10),
-    activations: Sequence[str] = ("relu", "relu"),
+    activations: Sequence[str] = (),
 ) -> ModuleOp:
     """The MLP training step: the loss of a softmax classifier and its gradient with
-    respect to every weight and bias; `activations`, one per hidden layer (`relu` or
-    `tanh`)."""
+    respect to every weight and bias; `activations`: the first hidden layers' (`relu`
+    or `tanh`), relu for the others."""
     g = Graph()
     h = g.input("x", (batch, sizes[0]))
     labels = g.input("labels", (batch, sizes[-1]))
@@ -87,7 +87,8 @@ def mlp(
         b = g.input(f"b{i}", (sizes[i + 1],))
         h = h @ w + b
         if i < layers - 1:
-            h = h.relu() if activations[i] == "relu" else h.tanh()
+            tanh = i < len(activations) and activations[i] == "tanh"
+            h = h.tanh() if tanh else h.relu()
     loss = -(labels * h.softmax().log()).sum([1]).mean()
     g.output(loss)
     return with_gradient(g, range(2, 2 + 2 * layers))
