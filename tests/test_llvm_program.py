@@ -109,13 +109,14 @@ def test_empty_products_zero_or_skip(tmp_path: Path) -> None:
 
 
 def test_a_library_call_from_python_splits_the_segments(tmp_path: Path) -> None:
-    """A convolution between LLVM kernels: its routine (numba's, as the numba target
-    calls it) runs from Python, then its LLVM epilogue; a segment before, one after."""
+    """A convolution between LLVM kernels that the printer does not generate (of stride
+    2): its routine (numba's, as the numba target calls it) runs from Python, then its
+    LLVM epilogue; a segment before, one after."""
     rng = np.random.default_rng(2)
     x, w = normal(rng, (2, 3, 6, 6), "f32"), normal(rng, (4, 3, 3, 3), "f32")
     graph = Graph("main")
     gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
-    graph.output(conv2d(gx.tanh(), gw).relu().sum([1]).exp())
+    graph.output(conv2d(gx.tanh(), gw, strides=(2, 2)).relu().sum([1]).exp())
     module = graph.module()
     expected = run_function(module, "main", [x, w])
     sources, program = _compiled(module, tmp_path)
@@ -332,3 +333,43 @@ def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) 
     ]
     for result, reference in zip(got, expected, strict=True):
         assert result.tobytes() == reference.astype(result.dtype).tobytes()
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "pads", "bias"),
+    [
+        ((1, 3, 9, 7), (8, 3, 3, 3), (1, 1, 1, 1), False),  # two tiles of 4 channels
+        ((2, 5, 6, 6), (6, 5, 3, 3), (1, 1, 1, 1), True),  # 4 channels, then 2 of one
+        ((1, 4, 7, 9), (3, 4, 2, 3), (0, 2, 1, 0), True),  # only single channels
+        ((1, 16, 5, 5), (12, 16, 1, 3), (0, 1, 0, 1), False),  # a 1x3 filter, 8 + 4
+        ((1, 2, 20, 20), (4, 2, 5, 5), (2, 2, 2, 2), True),  # tiles past one row
+    ],
+)
+def test_direct_convolutions_match_the_interpreter(
+    tmp_path: Path,
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    pads: tuple[int, int, int, int],
+    bias: bool,
+) -> None:
+    """A float32 convolution of stride 1 is a direct convolution generated in the
+    kernel's unit (`backend/llvm/convolution.py`), no call from Python: tails of
+    output channels and of positions, asymmetric pads, a bias, a 1x3 filter, batches
+    of two, and the ReLU after it in the same kernel, all equal to the interpreter."""
+    rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
+    x, w, b = (
+        normal(rng, x_shape, "f32"),
+        normal(rng, w_shape, "f32"),
+        normal(rng, w_shape[:1], "f32"),
+    )
+    graph = Graph("main")
+    gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
+    gb = graph.input("b", b.shape, "f32")
+    graph.output(conv2d(gx, gw, gb if bias else None, pads=pads).relu())
+    module = graph.module()
+    expected = run_function(module, "main", [x, w, b])
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    assert 'call void @"dflow.conv.' in llvm and "library calls from Python" not in llvm
+    assert "lib.conv2d" not in str(sources["cpu_0.py"])
+    assert_same(program.run("main", [x, w, b]), expected, ["y"], f32_atol=1e-4)

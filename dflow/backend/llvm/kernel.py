@@ -28,7 +28,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from dflow.backend.llvm import threads, vectors, vmath
-from dflow.backend.llvm.library import library_routine, print_product
+from dflow.backend.llvm.library import (
+    direct_convolution,
+    library_routine,
+    print_convolution,
+    print_product,
+)
 from dflow.backend.llvm.types import UnsupportedKernelError, literal, llvm_type, suffix
 from dflow.dialects.upstream import RemFOp
 
@@ -195,9 +200,13 @@ class KernelPrinter:
         }
 
     def library_call(self, op: func.CallOp) -> None:
-        """A routine of the library: the float products (`library.py`); none where
-        the calls are made from Python."""
+        """A routine of the library: the float products and the direct convolutions
+        (`library.py`); none where the calls are made from Python."""
         if self.calls_made:
+            return
+        conv = direct_convolution(op)
+        if conv is not None:
+            print_convolution(self, op, conv)
             return
         found = library_routine(op)
         if found is None:

@@ -1,0 +1,71 @@
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(u.split(chr(10), 1)[1]).verify() for m in sys.stdin.read().split('; ----- ')[1:] for u in m.split('// -' '----')[0].split('; ===== unit ')[1:]]"
+
+// A float32 convolution of stride 1, dilation 1 and one group is a direct convolution
+// generated for its shapes (backend/llvm/convolution.py), defined in the kernel's unit
+// and named after them. Each image's input is copied into a zero-padded buffer of rows
+// Wp = 6 + 2 long (5 + 2 rows, 56 floats a channel), so that tap (i, j) of the output
+// position p reads p + i * Wp + j. A tile is 8 output channels by 2 vectors of 16
+// positions, 16 accumulators that start from the bias and take one FMA per tap, input
+// channel and accumulator; the last 2 of the 10 channels make a narrower tile. Rows
+// of the scratch (its positions 5 * 8 = 40, rounded up to two tiles of 32) are
+// copied out.
+// The second RUN line verifies every unit with llvmlite.
+
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define void @"{{dflow.k.[0-9a-f]+}}"(ptr %[[X:a[0-9]]], ptr %[[W:a[0-9]]], ptr %[[B:a[0-9]]], ptr %[[Y:a[0-9]]]) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    call void @"[[CONV:dflow.conv.1x2x5x6.10x3x3.p1.1.1.1.bias]]"(ptr %[[X]], ptr %[[W]], ptr %[[B]], ptr %[[Y]])
+// CHECK-NEXT:    ret void
+// CHECK:       define internal void @"[[CONV]]"(ptr %x, ptr %w, ptr %bias, ptr %y) {
+// CHECK:         %xp = call ptr @malloc(i64 812)
+// CHECK-NEXT:    %yp = call ptr @malloc(i64 2560)
+// CHECK:       rows:
+// CHECK:         %r.start = mul i64 %r.shifted, 8
+// CHECK:         call void @llvm.memcpy.p0.p0.i64(ptr %r.to, ptr %r.from, i64 24, i1 0)
+// CHECK:       ktile:
+// CHECK:         %ktile.b0.s = load float, ptr %ktile.b0.p
+// CHECK:       ktile.chan:
+// CHECK-NEXT:    %ktile.ci = phi i64 [ 0, %ktile ], [ %ktile.ci.next, %ktile.chan ]
+// CHECK-NEXT:    %ktile.a0.0 = phi <16 x float> [ %ktile.b0, %ktile ], [ %ktile.a0.0.t8, %ktile.chan ]
+// CHECK-COUNT-15: phi <16 x float>
+// CHECK:         %ktile.t4.off = add i64 %ktile.base, 9
+// CHECK-COUNT-16: call <16 x float> @llvm.fma.v16f32(
+// CHECK:         br i1 %ktile.ci.more, label %ktile.chan, label %ktile.store
+// CHECK:       ktile.store:
+// CHECK-COUNT-16: store <16 x float>
+// CHECK:       tail.chan:
+// CHECK-COUNT-4: phi <16 x float>
+// CHECK-NOT:     phi <16 x float>
+// CHECK:       out.row:
+// CHECK:         call void @llvm.memcpy.p0.p0.i64(ptr %o.to, ptr %o.from, i64 24, i1 0)
+// CHECK:         call void @free(ptr %xp)
+func.func @conv(%x: tensor<1x2x5x6xf32>, %w: tensor<10x2x3x3xf32>, %b: tensor<10xf32>) -> tensor<1x10x5x6xf32> {
+  %y = df.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x6xf32>, tensor<10x2x3x3xf32>, tensor<10xf32>) -> tensor<1x10x5x6xf32>
+  func.return %y : tensor<1x10x5x6xf32>
+}
+
+// -----
+
+// Of stride 2, the convolution is numba's routine, called from Python before the
+// kernel's LLVM epilogue (the ReLU).
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       ; @fused_conv2d_0 makes its library calls from Python, then its epilogue @fused_conv2d_0.epilogue
+// CHECK-NOT:   dflow.conv.
+func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %y = df.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>
+  %r = df.relu %y : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %r : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// A 1x1 filter stays a product: numba's routine from Python (measured as fast or
+// faster than the direct convolution).
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       ; @conv2d_0 makes its library calls from Python
+// CHECK-NOT:   dflow.conv.
+func.func @pointwise(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
+  func.return %y : tensor<1x16x4x4xf32>
+}
