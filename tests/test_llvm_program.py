@@ -109,14 +109,14 @@ def test_empty_products_zero_or_skip(tmp_path: Path) -> None:
 
 
 def test_a_library_call_from_python_splits_the_segments(tmp_path: Path) -> None:
-    """A convolution between LLVM kernels that the printer does not generate (of stride
-    2): its routine (numba's, as the numba target calls it) runs from Python, then its
+    """A convolution between LLVM kernels that the printer does not generate (dilated):
+    its routine (numba's, as the numba target calls it) runs from Python, then its
     LLVM epilogue; a segment before, one after."""
     rng = np.random.default_rng(2)
     x, w = normal(rng, (2, 3, 6, 6), "f32"), normal(rng, (4, 3, 3, 3), "f32")
     graph = Graph("main")
     gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
-    graph.output(conv2d(gx.tanh(), gw, strides=(2, 2)).relu().sum([1]).exp())
+    graph.output(conv2d(gx.tanh(), gw, dilations=(2, 2)).relu().sum([1]).exp())
     module = graph.module()
     expected = run_function(module, "main", [x, w])
     sources, program = _compiled(module, tmp_path)
@@ -336,13 +336,16 @@ def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) 
 
 
 @pytest.mark.parametrize(
-    ("x_shape", "w_shape", "pads", "bias"),
+    ("x_shape", "w_shape", "pads", "strides", "bias"),
     [
-        ((1, 3, 9, 7), (8, 3, 3, 3), (1, 1, 1, 1), False),  # two tiles of 4 channels
-        ((2, 5, 6, 6), (6, 5, 3, 3), (1, 1, 1, 1), True),  # 4 channels, then 2 of one
-        ((1, 4, 7, 9), (3, 4, 2, 3), (0, 2, 1, 0), True),  # only single channels
-        ((1, 16, 5, 5), (12, 16, 1, 3), (0, 1, 0, 1), False),  # a 1x3 filter, 8 + 4
-        ((1, 2, 20, 20), (4, 2, 5, 5), (2, 2, 2, 2), True),  # tiles past one row
+        ((1, 3, 9, 7), (16, 3, 3, 3), (1, 1, 1, 1), (1, 1), False),  # two tiles of 8
+        ((2, 5, 6, 6), (10, 5, 3, 3), (1, 1, 1, 1), (1, 1), True),  # 8 channels, then 2
+        ((1, 4, 7, 9), (3, 4, 2, 3), (0, 2, 1, 0), (1, 1), True),  # only a narrow tile
+        ((1, 16, 5, 5), (12, 16, 1, 3), (0, 1, 0, 1), (1, 1), False),  # a 1x3 filter
+        ((1, 2, 20, 20), (4, 2, 5, 5), (2, 2, 2, 2), (1, 1), True),  # tiles past one row
+        ((2, 3, 9, 8), (9, 3, 3, 3), (1, 1, 1, 1), (2, 2), True),  # stride 2: 4 phases
+        ((1, 3, 15, 15), (8, 3, 7, 7), (3, 3, 3, 3), (2, 2), False),  # a ResNet stem
+        ((1, 2, 10, 9), (5, 2, 3, 2), (0, 1, 2, 0), (3, 2), False),  # strides 3 and 2
     ],
 )
 def test_direct_convolutions_match_the_interpreter(
@@ -350,12 +353,14 @@ def test_direct_convolutions_match_the_interpreter(
     x_shape: tuple[int, ...],
     w_shape: tuple[int, ...],
     pads: tuple[int, int, int, int],
+    strides: tuple[int, int],
     bias: bool,
 ) -> None:
-    """A float32 convolution of stride 1 is a direct convolution generated in the
-    kernel's unit (`backend/llvm/convolution.py`), no call from Python: tails of
-    output channels and of positions, asymmetric pads, a bias, a 1x3 filter, batches
-    of two, and the ReLU after it in the same kernel, all equal to the interpreter."""
+    """A float32 convolution of a filter larger than 1x1 is a direct convolution
+    generated in the kernel's unit (`backend/llvm/convolution.py`), no call from
+    Python: tails of output channels and of positions, asymmetric pads, a bias, a
+    1x3 filter, strides of 2 and of 3 by 2, batches of two, and the ReLU after it in
+    the same kernel, all equal to the interpreter."""
     rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
     x, w, b = (
         normal(rng, x_shape, "f32"),
@@ -365,7 +370,7 @@ def test_direct_convolutions_match_the_interpreter(
     graph = Graph("main")
     gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
     gb = graph.input("b", b.shape, "f32")
-    graph.output(conv2d(gx, gw, gb if bias else None, pads=pads).relu())
+    graph.output(conv2d(gx, gw, gb if bias else None, strides=strides, pads=pads).relu())
     module = graph.module()
     expected = run_function(module, "main", [x, w, b])
     sources, program = _compiled(module, tmp_path)

@@ -141,13 +141,13 @@ def test_every_kernel_computes_as_the_numba_target(name: str, tmp_path: Path) ->
 
 
 def test_a_kernel_the_printer_refuses_is_named_with_its_reason() -> None:
-    """A kernel of 4-bit integers stays numba's, and a strided convolution's library
+    """A kernel of 4-bit integers stays numba's, and a dilated convolution's library
     call is made from Python before its LLVM epilogue: the LLVM module says both."""
     graph = Graph("main")
     x, w = graph.input("x", (1, 2, 5, 5), "f32"), graph.input("w", (3, 2, 3, 3), "f32")
     n = graph.input("n", (4,), "i8")
-    strided = conv2d(x, w, strides=(2, 2))
-    graph.output(strided.tanh(), (n.cast("i4") * n.cast("i4")).cast("i8"))
+    dilated = conv2d(x, w, dilations=(2, 2))
+    graph.output(dilated.tanh(), (n.cast("i4") * n.cast("i4")).cast("i8"))
     lines = emit_llvm_modules(lower(graph.module()))["cpu:0"].splitlines()
     refused = [line for line in lines if "is the numba target's" in line]
     assert len(refused) == 1 and "is the numba target's: i4 values" in refused[0]

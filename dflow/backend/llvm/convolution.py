@@ -1,12 +1,15 @@
-"""Direct convolutions as LLVM: a float32 2-D convolution of stride 1, dilation 1
-and one group, generated for its static shapes as a function of vector FMAs.
+"""Direct convolutions as LLVM: a float32 2-D convolution of dilation 1 and one
+group, generated for its static shapes and strides as a function of vector FMAs.
 
 The input of each image is copied once into a zero-padded buffer (its rows `Wp`
 long), so that an output position `p = oh * Wp + ow` reads the input at
 `p + i * Wp + j` for tap `(i, j)`: consecutive positions read consecutive inputs,
 whatever the tap, and a vector of `VECTOR` positions is one load. Positions whose
 `ow` falls in the padding are computed and dropped (a 7x7 output with pads of 1
-computes 63 positions for 49).
+computes 63 positions for 49). Of strides `(sh, sw)`, the padded input is held as
+`sh * sw` phases, each the rows and columns of one remainder (`Wq = ceil(Wp / sw)`
+long), and tap `(i, j)` reads phase `(i % sh, j % sw)` at `p + (i / sh) * Wq +
+j / sw`: consecutive again.
 
 A tile is `CHANNELS` output channels by `VECTORS` vectors of positions, its
 `CHANNELS * VECTORS` accumulators held in registers across the input channels and
@@ -66,6 +69,9 @@ class DirectConv:
     bias: bool = False
     """Whether a bias per output channel is added (`conv2d_bias`): the accumulators
     start from it."""
+    sh: int = 1
+    sw: int = 1
+    """The strides."""
     vectors: int = VECTORS
     """Vectors of output positions per tile."""
     channels: int = CHANNELS
@@ -76,9 +82,23 @@ class DirectConv:
         return self.h + self.top + self.bottom, self.w + self.left + self.right
 
     @property
+    def phase(self) -> tuple[int, int]:
+        """Rows and columns of a phase of the padded input: of stride s, the input
+        is held as s x s phases (rows and columns of each remainder modulo s), so
+        that a tap reads consecutive columns of one phase for consecutive outputs."""
+        hp, wp = self.padded
+        return -(-hp // self.sh), -(-wp // self.sw)
+
+    @property
+    def plane(self) -> int:
+        """Floats of one channel of one phase."""
+        hq, wq = self.phase
+        return hq * wq
+
+    @property
     def out(self) -> tuple[int, int]:
         hp, wp = self.padded
-        return hp - self.kh + 1, wp - self.kw + 1
+        return (hp - self.kh) // self.sh + 1, (wp - self.kw) // self.sw + 1
 
     @property
     def tile(self) -> int:
@@ -90,14 +110,15 @@ class DirectConv:
         """The padded positions computed per output channel: whole tiles covering
         `oh * Wp`."""
         oh, _ = self.out
-        count = oh * self.padded[1]
+        count = oh * self.phase[1]
         return -(-count // self.tile) * self.tile
 
     @property
     def input_floats(self) -> int:
-        """The padded input buffer, with room for the last tile's reads past it."""
-        hp, wp = self.padded
-        return self.c * hp * wp + self.positions + self.kh * wp + self.kw
+        """The padded input buffer (its phases one after the other), with room for
+        the last tile's reads past it."""
+        wq = self.phase[1]
+        return self.sh * self.sw * self.c * self.plane + self.positions + self.kh * wq + self.kw
 
     @property
     def flops(self) -> int:
@@ -109,7 +130,8 @@ class DirectConv:
         """The function's name: its shapes, so that a module defines each once."""
         pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
         shapes = f"{self.n}x{self.c}x{self.h}x{self.w}.{self.k}x{self.kh}x{self.kw}"
-        return f"dflow.conv.{shapes}.p{pads}{'.bias' if self.bias else ''}"
+        strides = "" if (self.sh, self.sw) == (1, 1) else f".s{self.sh}.{self.sw}"
+        return f"dflow.conv.{shapes}.p{pads}{strides}{'.bias' if self.bias else ''}"
 
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
@@ -124,7 +146,6 @@ class _Writer:
     @cached_property
     def lines(self) -> list[str]:
         conv = self.conv
-        hp, wp = conv.padded
         x_bytes, y_bytes = 4 * conv.input_floats, 4 * conv.k * conv.positions
         bias = "ptr %bias, " if conv.bias else ""
         lines = [
@@ -137,7 +158,7 @@ class _Writer:
             "  %n = phi i64 [ 0, %entry ], [ %n.next, %out.done ]",
             f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {x_bytes}, i1 0)",
             "  br label %rows",
-            *self.rows(hp, wp),
+            *(self.rows() if (conv.sh, conv.sw) == (1, 1) else self.elements()),
             "tiles:",
             "  br label %ptile",
             "ptile:",
@@ -159,7 +180,7 @@ class _Writer:
             "  %pb.next = add i64 %pb, 1",
             f"  %pb.more = icmp ult i64 %pb.next, {tiles}",
             "  br i1 %pb.more, label %ptile, label %out",
-            *self.copy_out(wp),
+            *self.copy_out(),
             "end:",
             "  call void @free(ptr %xp)",
             "  call void @free(ptr %yp)",
@@ -168,9 +189,11 @@ class _Writer:
         ]
         return lines
 
-    def rows(self, hp: int, wp: int) -> list[str]:
-        """Each input row of image `%n` copied into the padded buffer."""
+    def rows(self) -> list[str]:
+        """Each input row of image `%n` copied into the padded buffer (of stride 1:
+        one phase)."""
         conv = self.conv
+        hp, wp = conv.padded
         return [
             "rows:",
             "  %r = phi i64 [ 0, %image ], [ %r.next, %rows ]",
@@ -192,13 +215,51 @@ class _Writer:
             "  br i1 %r.more, label %rows, label %tiles",
         ]
 
+    def elements(self) -> list[str]:
+        """Each input element of image `%n` copied into its phase of the padded
+        buffer: row `top + ih` and column `left + iw` to phase `(row % sh, column %
+        sw)` at `(row / sh, column / sw)`."""
+        conv = self.conv
+        wq = conv.phase[1]
+        phases = conv.c * conv.plane
+        return [
+            "rows:",
+            "  %e = phi i64 [ 0, %image ], [ %e.next, %rows ]",
+            f"  %e.image = mul i64 %n, {conv.c * conv.h * conv.w}",
+            "  %e.src = add i64 %e.image, %e",
+            "  %e.from = getelementptr float, ptr %x, i64 %e.src",
+            "  %e.value = load float, ptr %e.from",
+            f"  %e.c = udiv i64 %e, {conv.h * conv.w}",
+            f"  %e.in = urem i64 %e, {conv.h * conv.w}",
+            f"  %e.ih = udiv i64 %e.in, {conv.w}",
+            f"  %e.iw = urem i64 %e.in, {conv.w}",
+            f"  %e.row = add i64 %e.ih, {conv.top}",
+            f"  %e.col = add i64 %e.iw, {conv.left}",
+            f"  %e.prow = urem i64 %e.row, {conv.sh}",
+            f"  %e.pcol = urem i64 %e.col, {conv.sw}",
+            f"  %e.qrow = udiv i64 %e.row, {conv.sh}",
+            f"  %e.qcol = udiv i64 %e.col, {conv.sw}",
+            f"  %e.phase.row = mul i64 %e.prow, {conv.sw}",
+            "  %e.phase = add i64 %e.phase.row, %e.pcol",
+            f"  %e.phase.at = mul i64 %e.phase, {phases}",
+            f"  %e.plane = mul i64 %e.c, {conv.plane}",
+            f"  %e.line = mul i64 %e.qrow, {wq}",
+            "  %e.in.plane = add i64 %e.line, %e.qcol",
+            "  %e.in.phase = add i64 %e.plane, %e.in.plane",
+            "  %e.dst = add i64 %e.phase.at, %e.in.phase",
+            "  %e.to = getelementptr float, ptr %xp, i64 %e.dst",
+            "  store float %e.value, ptr %e.to",
+            "  %e.next = add i64 %e, 1",
+            f"  %e.more = icmp ult i64 %e.next, {conv.c * conv.h * conv.w}",
+            "  br i1 %e.more, label %rows, label %tiles",
+        ]
+
     def tiles(
         self, label: str, before: str, count: int, channels: int, first: int, after: str
     ) -> list[str]:
         """`count` tiles of `channels` output channels from channel `first`, for the
         positions of tile `%pb`, then a branch to `after`."""
         conv = self.conv
-        hp, wp = conv.padded
         taps = conv.kh * conv.kw
         acc = [[f"%{label}.a{q}.{v}" for v in range(conv.vectors)] for q in range(channels)]
         lines = [
@@ -232,7 +293,7 @@ class _Writer:
                     f"[ {acc[q][v]}.t{taps - 1}, %{label}.chan ]"
                 )
         lines += [
-            f"  %{label}.plane = mul i64 %{label}.ci, {hp * wp}",
+            f"  %{label}.plane = mul i64 %{label}.ci, {conv.plane}",
             f"  %{label}.base = add i64 %{label}.plane, %pbase",
         ]
         for q in range(channels):
@@ -276,7 +337,9 @@ class _Writer:
         conv = self.conv
         i, j = divmod(tap, conv.kw)
         t = f"%{label}.t{tap}"
-        lines = [f"  {t}.off = add i64 %{label}.base, {i * conv.padded[1] + j}"]
+        phase = (i % conv.sh) * conv.sw + j % conv.sw
+        at = phase * conv.c * conv.plane + (i // conv.sh) * conv.phase[1] + j // conv.sw
+        lines = [f"  {t}.off = add i64 %{label}.base, {at}"]
         for v in range(conv.vectors):
             lines += [
                 f"  {t}.o{v} = add i64 {t}.off, {v * VECTOR}",
@@ -300,10 +363,11 @@ class _Writer:
                 )
         return lines
 
-    def copy_out(self, wp: int) -> list[str]:
+    def copy_out(self) -> list[str]:
         """Each output row of image `%n` copied from the scratch into `y`."""
         conv = self.conv
         oh, ow = conv.out
+        wq = conv.phase[1]
         return [
             "out:",
             "  br label %out.row",
@@ -312,7 +376,7 @@ class _Writer:
             f"  %o.k = udiv i64 %o, {oh}",
             f"  %o.h = urem i64 %o, {oh}",
             f"  %o.kbase = mul i64 %o.k, {conv.positions}",
-            f"  %o.hbase = mul i64 %o.h, {wp}",
+            f"  %o.hbase = mul i64 %o.h, {wq}",
             "  %o.src = add i64 %o.kbase, %o.hbase",
             f"  %o.image = mul i64 %n, {conv.k * oh}",
             "  %o.dst.row = add i64 %o.image, %o",

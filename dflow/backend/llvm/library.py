@@ -10,8 +10,8 @@ inner axis zeros its result. The routines are OpenBLAS's `scipy_cblas_?gemm64_` 
 integers), which `runtime/library/blas.py` loads into LLVM's symbols, so the
 numba and llvm targets call the same code.
 
-`@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of stride 1, dilation 1, one group
-and a filter larger than 1x1 (`direct_convolution`) call a direct convolution generated
+`@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of dilation 1, one group and a
+filter larger than 1x1 (`direct_convolution`) call a direct convolution generated
 for their shapes (`convolution.py`), defined in the kernel's unit. Other routines
 (integer products, other convolutions, pools, indexing) are refused: such a kernel
 makes its calls from Python (`program.py`).
@@ -49,15 +49,16 @@ def library_routine(op: func.CallOp) -> tuple[str, str] | None:
 
 
 def direct_convolution(op: func.CallOp) -> DirectConv | None:
-    """The direct convolution of a `conv2d` or `conv2d_bias` call of float32, stride
-    1, dilation 1, one group and a filter larger than 1x1, else None (the call is
-    made from Python: im2col and SGEMM, a 1x1 filter a product alone).
+    """The direct convolution of a `conv2d` or `conv2d_bias` call of float32,
+    dilation 1, one group and a filter larger than 1x1, else None (the call is made
+    from Python: im2col and SGEMM, a 1x1 filter a product alone).
 
-    Measured on one core (2026-11-29, GFLOP/s, SGEMM 101): every 3x3 convolution of
-    stride 1 of ResNet-18 and of the conv net benchmark ran faster direct (80-109)
-    than as im2col and SGEMM (48-91), and as fast as PyTorch or faster except at 256
-    channels (101 against 109); 1x1 filters ran as fast or faster as products (73
-    against 65 at 64->256 channels, 56x56)."""
+    Measured on one core (2026-11-29, GFLOP/s, SGEMM 101): every convolution of
+    ResNet-18 and of the conv net benchmark with a filter larger than 1x1 ran faster
+    direct (80-109 of stride 1, 85-93 of stride 2 with the 7x7 stem) than as im2col
+    and SGEMM (48-91, 69-82), and as fast as PyTorch or faster at stride 1 except at
+    256 channels (101 against 109); 1x1 filters ran as fast or faster as products (73
+    against 65 at 64->256 channels, 56x56; 75 against 41 of stride 2)."""
     callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
     if callee not in ("conv2d_f32", "conv2d_bias_f32"):
         return None
@@ -66,9 +67,9 @@ def direct_convolution(op: func.CallOp) -> DirectConv | None:
     sh, sw, top, left, bottom, right, dh, dw, groups = geometry
     n, c, h, w = _shape(op.arguments[0])
     k, _, kh, kw = _shape(op.arguments[1])
-    if (sh, sw, dh, dw, groups) != (1, 1, 1, 1, 1) or kh * kw == 1:
+    if (dh, dw, groups) != (1, 1, 1) or kh * kw == 1:
         return None
-    return DirectConv(n, c, h, w, k, kh, kw, top, left, bottom, right, bias)
+    return DirectConv(n, c, h, w, k, kh, kw, top, left, bottom, right, bias, sh, sw)
 
 
 def print_convolution(printer: KernelPrinter, op: func.CallOp, conv: DirectConv) -> None:

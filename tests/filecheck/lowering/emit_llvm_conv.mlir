@@ -47,13 +47,33 @@ func.func @conv(%x: tensor<1x2x5x6xf32>, %w: tensor<10x2x3x3xf32>, %b: tensor<10
 
 // -----
 
-// Of stride 2, the convolution is numba's routine, called from Python before the
-// kernel's LLVM epilogue (the ReLU).
+// Of stride 2, the padded input (6 x 6) is held as 4 phases of 3 x 3 (each channel's
+// plane 9 floats, a phase 2 x 9 = 18): each element is stored into its phase, and
+// tap (i, j) reads phase (i % 2, j % 2) at p + (i / 2) * 3 + j / 2, so tap (1, 2) at
+// phase 2's 36 plus 0 * 3 + 1.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define internal void @"dflow.conv.1x2x6x6.4x3x3.p0.0.0.0.s2.2"(ptr %x, ptr %w, ptr %y) {
+// CHECK:       rows:
+// CHECK:         %e.prow = urem i64 %e.row, 2
+// CHECK:         %e.phase.at = mul i64 %e.phase, 18
+// CHECK:         store float %e.value, ptr %e.to
+// CHECK:       tail.chan:
+// CHECK:         %tail.t5.off = add i64 %tail.base, 37
+func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %y = df.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>
+  %r = df.relu %y : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %r : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// A dilated convolution is numba's routine, called from Python before the kernel's
+// LLVM epilogue (the ReLU).
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:       ; @fused_conv2d_0 makes its library calls from Python, then its epilogue @fused_conv2d_0.epilogue
 // CHECK-NOT:   dflow.conv.
-func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32> {
-  %y = df.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>
+func.func @dilated(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32> {
+  %y = df.conv2d %x, %w {dilations = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>
   %r = df.relu %y : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
   func.return %r : tensor<1x4x2x2xf32>
 }
