@@ -346,6 +346,9 @@ def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) 
         ((2, 3, 9, 8), (9, 3, 3, 3), (1, 1, 1, 1), (2, 2), True),  # stride 2: 4 phases
         ((1, 3, 15, 15), (8, 3, 7, 7), (3, 3, 3, 3), (2, 2), False),  # a ResNet stem
         ((1, 2, 10, 9), (5, 2, 3, 2), (0, 1, 2, 0), (3, 2), False),  # strides 3 and 2
+        ((2, 6, 5, 7), (9, 6, 1, 1), (0, 0, 0, 0), (1, 1), True),  # 1x1: a product
+        ((1, 4, 8, 7), (8, 4, 1, 1), (0, 0, 0, 0), (2, 2), False),  # of the first phase
+        ((1, 3, 6, 6), (5, 3, 1, 1), (1, 0, 2, 1), (2, 1), True),  # of a padded phase
     ],
 )
 def test_direct_convolutions_match_the_interpreter(
@@ -356,11 +359,12 @@ def test_direct_convolutions_match_the_interpreter(
     strides: tuple[int, int],
     bias: bool,
 ) -> None:
-    """A float32 convolution of a filter larger than 1x1 is a direct convolution
+    """A float32 convolution of dilation 1 and one group is a direct convolution
     generated in the kernel's unit (`backend/llvm/convolution.py`), no call from
     Python: tails of output channels and of positions, asymmetric pads, a bias, a
-    1x3 filter, strides of 2 and of 3 by 2, batches of two, and the ReLU after it in
-    the same kernel, all equal to the interpreter."""
+    1x3 filter, strides of 2 and of 3 by 2, 1x1 filters (a product per image, of the
+    input or of its first phase), batches of two, and the ReLU after it in the same
+    kernel, all equal to the interpreter."""
     rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
     x, w, b = (
         normal(rng, x_shape, "f32"),

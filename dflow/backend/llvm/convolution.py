@@ -9,7 +9,8 @@ whatever the tap, and a vector of `VECTOR` positions is one load. Positions whos
 computes 63 positions for 49). Of strides `(sh, sw)`, the padded input is held as
 `sh * sw` phases, each the rows and columns of one remainder (`Wq = ceil(Wp / sw)`
 long), and tap `(i, j)` reads phase `(i % sh, j % sw)` at `p + (i / sh) * Wq +
-j / sw`: consecutive again.
+j / sw`: consecutive again. A 1x1 filter is a product per image instead (`SGEMM`:
+the weights, K x C, times the channels of the input or of its first phase).
 
 A tile is `CHANNELS` output channels by `VECTORS` vectors of positions, its
 `CHANNELS * VECTORS` accumulators held in registers across the input channels and
@@ -41,12 +42,24 @@ VECTORS = 2
 CHANNELS = 8
 """Output channels per tile, by default."""
 
+SGEMM = "scipy_cblas_sgemm64_"
+"""NumPy's OpenBLAS's float32 product (64-bit integers), as `library.py` calls it."""
+
+
+def gemm_declaration(name: str, ty: str) -> str:
+    """The declaration of a `cblas_?gemm` of 64-bit integers, of `ty` scalars."""
+    return (
+        f"declare void @{name}(i32, i32, i32, i64, i64, i64, {ty}, ptr, i64, ptr, i64, {ty}, "
+        "ptr, i64)"
+    )
+
+
 FMA = "declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)"
 MEMSET = "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"
 MEMCPY = "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)"
 MALLOC = "declare ptr @malloc(i64)"
 FREE = "declare void @free(ptr)"
-DECLARATIONS = (FMA, MEMSET, MEMCPY, MALLOC, FREE)
+DECLARATIONS = (FMA, MEMSET, MEMCPY, MALLOC, FREE, gemm_declaration(SGEMM, "float"))
 """What a convolution function calls, declared once per module."""
 
 
@@ -133,10 +146,18 @@ class DirectConv:
         strides = "" if (self.sh, self.sw) == (1, 1) else f".s{self.sh}.{self.sw}"
         return f"dflow.conv.{shapes}.p{pads}{strides}{'.bias' if self.bias else ''}"
 
+    @property
+    def pointwise(self) -> bool:
+        """A 1x1 filter: a product per image, of the weights (K x C) by the input's
+        channels (C x positions), the input subsampled and padded first where its
+        strides or pads ask (the first phase is then the subsampled input)."""
+        return self.kh == self.kw == 1
+
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
         its module."""
-        return "\n".join(_Writer(self).lines)
+        writer = _Writer(self)
+        return "\n".join(writer.products if self.pointwise else writer.lines)
 
 
 @dataclass
@@ -189,6 +210,80 @@ class _Writer:
         ]
         return lines
 
+    @cached_property
+    def products(self) -> list[str]:
+        """A 1x1 convolution: per image one SGEMM (and the bias added after it), on
+        the input itself where it needs neither subsampling nor padding."""
+        conv = self.conv
+        oh, ow = conv.out
+        positions = oh * ow
+        copied = (conv.sh, conv.sw, conv.top, conv.left, conv.bottom, conv.right) != (
+            (1, 1) + (0,) * 4
+        )
+        x_bytes = 4 * conv.input_floats
+        bias = "ptr %bias, " if conv.bias else ""
+        lines = [f'define internal void @"{conv.name}"(ptr %x, ptr %w, {bias}ptr %y) {{']
+        lines += ["entry:", f"  %xp = call ptr @malloc(i64 {x_bytes})" if copied else ""]
+        lines += [
+            "  br label %image",
+            "image:",
+            "  %n = phi i64 [ 0, %entry ], [ %n.next, %image.done ]",
+        ]
+        if copied:
+            lines += [
+                f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {x_bytes}, i1 0)",
+                "  br label %rows",
+                *(self.rows() if (conv.sh, conv.sw) == (1, 1) else self.elements()),
+                "tiles:",
+                "  %b = getelementptr float, ptr %xp, i64 0",
+            ]
+        else:
+            lines += [
+                "  br label %tiles",
+                "tiles:",
+                f"  %b.at = mul i64 %n, {conv.c * conv.h * conv.w}",
+                "  %b = getelementptr float, ptr %x, i64 %b.at",
+            ]
+        one, zero = "0x3FF0000000000000", "0x0000000000000000"
+        lines += [
+            f"  %out.at = mul i64 %n, {conv.k * positions}",
+            "  %out = getelementptr float, ptr %y, i64 %out.at",
+            f"  call void @{SGEMM}(i32 101, i32 111, i32 111, i64 {conv.k}, i64 {positions}, "
+            f"i64 {conv.c}, float {one}, ptr %w, i64 {conv.c}, ptr %b, i64 {positions}, "
+            f"float {zero}, ptr %out, i64 {positions})",
+        ]
+        lines += self.bias_added(positions) if conv.bias else ["  br label %image.done"]
+        lines += [
+            "image.done:",
+            "  %n.next = add i64 %n, 1",
+            f"  %n.more = icmp ult i64 %n.next, {conv.n}",
+            "  br i1 %n.more, label %image, label %end",
+            "end:",
+            "  call void @free(ptr %xp)" if copied else "",
+            "  ret void",
+            "}",
+        ]
+        return [line for line in lines if line]
+
+    def bias_added(self, positions: int) -> list[str]:
+        """Each output channel's bias added to its positions of image `%n`."""
+        count = self.conv.k * positions
+        return [
+            "  br label %bias.add",
+            "bias.add:",
+            "  %ba = phi i64 [ 0, %tiles ], [ %ba.next, %bias.add ]",
+            f"  %ba.k = udiv i64 %ba, {positions}",
+            "  %ba.bp = getelementptr float, ptr %bias, i64 %ba.k",
+            "  %ba.b = load float, ptr %ba.bp",
+            "  %ba.yp = getelementptr float, ptr %out, i64 %ba",
+            "  %ba.y = load float, ptr %ba.yp",
+            "  %ba.sum = fadd float %ba.y, %ba.b",
+            "  store float %ba.sum, ptr %ba.yp",
+            "  %ba.next = add i64 %ba, 1",
+            f"  %ba.more = icmp ult i64 %ba.next, {count}",
+            "  br i1 %ba.more, label %bias.add, label %image.done",
+        ]
+
     def rows(self) -> list[str]:
         """Each input row of image `%n` copied into the padded buffer (of stride 1:
         one phase)."""
@@ -216,42 +311,68 @@ class _Writer:
         ]
 
     def elements(self) -> list[str]:
-        """Each input element of image `%n` copied into its phase of the padded
-        buffer: row `top + ih` and column `left + iw` to phase `(row % sh, column %
-        sw)` at `(row / sh, column / sw)`."""
+        """Each input row of image `%n` copied into its phases of the padded buffer:
+        row `top + ih` to phase row `(top + ih) % sh` at `(top + ih) / sh`; its
+        columns of each remainder `(left + iw) % sw`, every `sw`-th, one after the
+        other in their phase (a loop per remainder, without divisions)."""
         conv = self.conv
         wq = conv.phase[1]
-        phases = conv.c * conv.plane
-        return [
+        lines = [
             "rows:",
-            "  %e = phi i64 [ 0, %image ], [ %e.next, %rows ]",
-            f"  %e.image = mul i64 %n, {conv.c * conv.h * conv.w}",
-            "  %e.src = add i64 %e.image, %e",
-            "  %e.from = getelementptr float, ptr %x, i64 %e.src",
-            "  %e.value = load float, ptr %e.from",
-            f"  %e.c = udiv i64 %e, {conv.h * conv.w}",
-            f"  %e.in = urem i64 %e, {conv.h * conv.w}",
-            f"  %e.ih = udiv i64 %e.in, {conv.w}",
-            f"  %e.iw = urem i64 %e.in, {conv.w}",
-            f"  %e.row = add i64 %e.ih, {conv.top}",
-            f"  %e.col = add i64 %e.iw, {conv.left}",
-            f"  %e.prow = urem i64 %e.row, {conv.sh}",
-            f"  %e.pcol = urem i64 %e.col, {conv.sw}",
-            f"  %e.qrow = udiv i64 %e.row, {conv.sh}",
-            f"  %e.qcol = udiv i64 %e.col, {conv.sw}",
-            f"  %e.phase.row = mul i64 %e.prow, {conv.sw}",
-            "  %e.phase = add i64 %e.phase.row, %e.pcol",
-            f"  %e.phase.at = mul i64 %e.phase, {phases}",
-            f"  %e.plane = mul i64 %e.c, {conv.plane}",
-            f"  %e.line = mul i64 %e.qrow, {wq}",
-            "  %e.in.plane = add i64 %e.line, %e.qcol",
-            "  %e.in.phase = add i64 %e.plane, %e.in.plane",
-            "  %e.dst = add i64 %e.phase.at, %e.in.phase",
-            "  %e.to = getelementptr float, ptr %xp, i64 %e.dst",
-            "  store float %e.value, ptr %e.to",
-            "  %e.next = add i64 %e, 1",
-            f"  %e.more = icmp ult i64 %e.next, {conv.c * conv.h * conv.w}",
-            "  br i1 %e.more, label %rows, label %tiles",
+            "  %r = phi i64 [ 0, %image ], [ %r.next, %r.done ]",
+            f"  %r.c = udiv i64 %r, {conv.h}",
+            f"  %r.h = urem i64 %r, {conv.h}",
+            f"  %r.row = add i64 %r.h, {conv.top}",
+            f"  %r.prow = urem i64 %r.row, {conv.sh}",
+            f"  %r.qrow = udiv i64 %r.row, {conv.sh}",
+            f"  %r.phase = mul i64 %r.prow, {conv.sw * conv.c * conv.plane}",
+            f"  %r.plane = mul i64 %r.c, {conv.plane}",
+            f"  %r.line = mul i64 %r.qrow, {wq}",
+            "  %r.in.phase = add i64 %r.plane, %r.line",
+            "  %r.dst = add i64 %r.phase, %r.in.phase",
+            f"  %r.image = mul i64 %n, {conv.c * conv.h}",
+            "  %r.src.row = add i64 %r.image, %r",
+            f"  %r.src = mul i64 %r.src.row, {conv.w}",
+        ]
+        previous = "rows"
+        for remainder in range(conv.sw):
+            first = (remainder - conv.left) % conv.sw
+            count = max(0, -(-(conv.w - first) // conv.sw))
+            if count:
+                lines += self.columns(remainder, first, count, previous)
+                previous = f"c{remainder}.done"
+        return [
+            *lines,
+            "  br label %r.done",
+            "r.done:",
+            "  %r.next = add i64 %r, 1",
+            f"  %r.more = icmp ult i64 %r.next, {conv.c * conv.h}",
+            "  br i1 %r.more, label %rows, label %tiles",
+        ]
+
+    def columns(self, remainder: int, first: int, count: int, previous: str) -> list[str]:
+        """The columns `first`, `first + sw`, ... (`count` of them) of row `%r` into
+        phase column `remainder`, from its column `(left + first) / sw` on."""
+        conv = self.conv
+        c = f"%c{remainder}"
+        at = remainder * conv.c * conv.plane + (conv.left + first) // conv.sw
+        return [
+            f"  br label {c}",
+            f"c{remainder}:",
+            f"  {c}.t = phi i64 [ 0, %{previous} ], [ {c}.t.next, {c} ]",
+            f"  {c}.step = mul i64 {c}.t, {conv.sw}",
+            f"  {c}.src.col = add i64 {c}.step, {first}",
+            f"  {c}.src = add i64 %r.src, {c}.src.col",
+            f"  {c}.from = getelementptr float, ptr %x, i64 {c}.src",
+            f"  {c}.v = load float, ptr {c}.from",
+            f"  {c}.dst.col = add i64 {c}.t, {at}",
+            f"  {c}.dst = add i64 %r.dst, {c}.dst.col",
+            f"  {c}.to = getelementptr float, ptr %xp, i64 {c}.dst",
+            f"  store float {c}.v, ptr {c}.to",
+            f"  {c}.t.next = add i64 {c}.t, 1",
+            f"  {c}.more = icmp ult i64 {c}.t.next, {count}",
+            f"  br i1 {c}.more, label {c}, label {c}.done",
+            f"c{remainder}.done:",
         ]
 
     def tiles(

@@ -10,8 +10,8 @@ inner axis zeros its result. The routines are OpenBLAS's `scipy_cblas_?gemm64_` 
 integers), which `runtime/library/blas.py` loads into LLVM's symbols, so the
 numba and llvm targets call the same code.
 
-`@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of dilation 1, one group and a
-filter larger than 1x1 (`direct_convolution`) call a direct convolution generated
+`@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of dilation 1 and one group
+(`direct_convolution`) call a direct convolution generated
 for their shapes (`convolution.py`), defined in the kernel's unit. Other routines
 (integer products, other convolutions, pools, indexing) are refused: such a kernel
 makes its calls from Python (`program.py`).
@@ -26,13 +26,13 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Attribute, SSAValue
 
-from dflow.backend.llvm.convolution import DECLARATIONS, DirectConv
+from dflow.backend.llvm.convolution import DECLARATIONS, SGEMM, DirectConv, gemm_declaration
 from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 if TYPE_CHECKING:
     from dflow.backend.llvm.kernel import KernelPrinter
 
-GEMM = {"f32": ("scipy_cblas_sgemm64_", "float"), "f64": ("scipy_cblas_dgemm64_", "double")}
+GEMM = {"f32": (SGEMM, "float"), "f64": ("scipy_cblas_dgemm64_", "double")}
 """Each float element's CBLAS product in NumPy's OpenBLAS, and its LLVM type."""
 
 ROW_MAJOR, NO_TRANSPOSE, TRANSPOSE = 101, 111, 112
@@ -50,15 +50,15 @@ def library_routine(op: func.CallOp) -> tuple[str, str] | None:
 
 def direct_convolution(op: func.CallOp) -> DirectConv | None:
     """The direct convolution of a `conv2d` or `conv2d_bias` call of float32,
-    dilation 1, one group and a filter larger than 1x1, else None (the call is made
-    from Python: im2col and SGEMM, a 1x1 filter a product alone).
+    dilation 1 and one group, else None (the call is made from Python with numba's
+    routine).
 
     Measured on one core (2026-11-29, GFLOP/s, SGEMM 101): every convolution of
     ResNet-18 and of the conv net benchmark with a filter larger than 1x1 ran faster
-    direct (80-109 of stride 1, 85-93 of stride 2 with the 7x7 stem) than as im2col
-    and SGEMM (48-91, 69-82), and as fast as PyTorch or faster at stride 1 except at
-    256 channels (101 against 109); 1x1 filters ran as fast or faster as products (73
-    against 65 at 64->256 channels, 56x56; 75 against 41 of stride 2)."""
+    direct (80-110 of stride 1, 79-105 of stride 2 with the 7x7 stem) than as im2col
+    and SGEMM (48-91, 64-83), and as fast as PyTorch or faster at stride 1 except at
+    256 channels (101 against 109); a 1x1 filter, a product per image, runs as the
+    numba routine's product does (74-103) without numba."""
     callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
     if callee not in ("conv2d_f32", "conv2d_bias_f32"):
         return None
@@ -67,7 +67,7 @@ def direct_convolution(op: func.CallOp) -> DirectConv | None:
     sh, sw, top, left, bottom, right, dh, dw, groups = geometry
     n, c, h, w = _shape(op.arguments[0])
     k, _, kh, kw = _shape(op.arguments[1])
-    if (dh, dw, groups) != (1, 1, 1) or kh * kw == 1:
+    if (dh, dw, groups) != (1, 1, 1):
         return None
     return DirectConv(n, c, h, w, k, kh, kw, top, left, bottom, right, bias, sh, sw)
 
@@ -136,10 +136,7 @@ class Gemm:
         self.printer = printer
         self.name, self.ty = GEMM[element]
         self.sizes, self.leading, self.transposes = sizes, leading, transposes
-        printer.declarations.add(
-            f"declare void @{self.name}(i32, i32, i32, i64, i64, i64, {self.ty}, ptr, i64, "
-            f"ptr, i64, {self.ty}, ptr, i64)"
-        )
+        printer.declarations.add(gemm_declaration(self.name, self.ty))
 
     def call(self, a: str, b: str, out: str) -> None:
         rows, columns, inner = self.sizes

@@ -48,15 +48,21 @@ func.func @conv(%x: tensor<1x2x5x6xf32>, %w: tensor<10x2x3x3xf32>, %b: tensor<10
 // -----
 
 // Of stride 2, the padded input (6 x 6) is held as 4 phases of 3 x 3 (each channel's
-// plane 9 floats, a phase 2 x 9 = 18): each element is stored into its phase, and
-// tap (i, j) reads phase (i % 2, j % 2) at p + (i / 2) * 3 + j / 2, so tap (1, 2) at
-// phase 2's 36 plus 0 * 3 + 1.
+// plane 9 floats, a phase 2 x 9 = 18): each row goes to its phase row, its even and
+// odd columns each in a loop of their own (3 each) to their phase, and tap (i, j)
+// reads phase (i % 2, j % 2) at p + (i / 2) * 3 + j / 2, so tap (1, 2) at phase 2's
+// 36 plus 0 * 3 + 1.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:       define internal void @"dflow.conv.1x2x6x6.4x3x3.p0.0.0.0.s2.2"(ptr %x, ptr %w, ptr %y) {
 // CHECK:       rows:
-// CHECK:         %e.prow = urem i64 %e.row, 2
-// CHECK:         %e.phase.at = mul i64 %e.phase, 18
-// CHECK:         store float %e.value, ptr %e.to
+// CHECK:         %r.prow = urem i64 %r.row, 2
+// CHECK:         %r.phase = mul i64 %r.prow, 36
+// CHECK:       c0:
+// CHECK:         %c0.step = mul i64 %c0.t, 2
+// CHECK:         %c0.more = icmp ult i64 %c0.t.next, 3
+// CHECK:       c1:
+// CHECK:         %c1.dst.col = add i64 %c1.t, 18
+// CHECK:         %c1.more = icmp ult i64 %c1.t.next, 3
 // CHECK:       tail.chan:
 // CHECK:         %tail.t5.off = add i64 %tail.base, 37
 func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32> {
@@ -80,11 +86,13 @@ func.func @dilated(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 
 // -----
 
-// A 1x1 filter stays a product: numba's routine from Python (measured as fast or
-// faster than the direct convolution).
+// A 1x1 filter is a product per image: the weights (16 x 8) times the input's
+// channels (8 x 16 positions), on the input itself (no stride, no pads).
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       ; @conv2d_0 makes its library calls from Python
-// CHECK-NOT:   dflow.conv.
+// CHECK:       define internal void @"dflow.conv.1x8x4x4.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y) {
+// CHECK-NOT:     malloc
+// CHECK:         %b = getelementptr float, ptr %x, i64 %b.at
+// CHECK:         call void @scipy_cblas_sgemm64_(i32 101, i32 111, i32 111, i64 16, i64 16, i64 8, float 0x3FF0000000000000, ptr %w, i64 8, ptr %b, i64 16, float 0x0000000000000000, ptr %out, i64 16)
 func.func @pointwise(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
   %y = df.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
   func.return %y : tensor<1x16x4x4xf32>
