@@ -117,8 +117,8 @@ func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %
 
 // -----
 
-// A convolution's library call is made from Python (numba's routine), said in a
-// comment; the views of the arena a segment uses are offsets from the data of its
+// A dilated convolution's library call is made from Python (numba's routine), said
+// in a comment; the views of the arena a segment uses are offsets from the data of its
 // first argument, and each argument's data is read from its NumPy array object.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK-NEXT:  ; dflow: the program of device cpu:0 (emitted by the llvm target)
@@ -133,8 +133,8 @@ func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %
 // CHECK-NEXT:    %[[S:.*]] = getelementptr i8, ptr %arena, i64 128
 // CHECK-NEXT:    call void @"dflow.k.{{[0-9a-f]+}}"(ptr %[[Y]], ptr %[[S]])
 // CHECK-NEXT:    call void @"dflow.k.{{[0-9a-f]+}}"(ptr %[[Y]], ptr %[[S]], ptr %b0)
-func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32> {
-  %y = df.conv2d %x, %w : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
+func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32> {
+  %y = df.conv2d %x, %w {dilations = array<i64: 2, 2>} : (tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
   %s = df.reduce_sum %y {axes = array<i64: 1>, keepdims = true} : (tensor<1x3x3x3xf32>) -> tensor<1x1x3x3xf32>
   %e = df.sub %y, %s : (tensor<1x3x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x3x3x3xf32>
   func.return %e : tensor<1x3x3x3xf32>
