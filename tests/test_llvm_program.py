@@ -382,3 +382,36 @@ def test_direct_convolutions_match_the_interpreter(
     assert 'call void @"dflow.conv.' in llvm and "library calls from Python" not in llvm
     assert "lib.conv2d" not in str(sources["cpu_0.py"])
     assert_same(program.run("main", [x, w, b]), expected, ["y"], f32_atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel", "strides", "pads"),
+    [
+        ((1, 3, 8, 8), (2, 2), (2, 2), (0, 0, 0, 0)),  # the conv net's
+        ((2, 5, 9, 7), (3, 3), (2, 2), (1, 1, 1, 1)),  # ResNet's, odd sizes, batch 2
+        ((1, 2, 7, 6), (3, 2), (1, 3), (0, 1, 2, 0)),  # asymmetric everything
+        ((1, 18, 10, 10), (3, 3), (1, 1), (1, 1, 1, 1)),  # stride 1
+    ],
+)
+def test_generated_max_pools_match_the_interpreter(
+    tmp_path: Path,
+    shape: tuple[int, ...],
+    kernel: tuple[int, int],
+    strides: tuple[int, int],
+    pads: tuple[int, int, int, int],
+) -> None:
+    """A float32 max pool is generated in the kernel's unit (no numba routine): the
+    padding never wins, a NaN propagates, as the interpreter (NumPy) computes it."""
+    rng = np.random.default_rng(sum(shape))
+    x = normal(rng, shape, "f32")
+    x[0, 0, 1, 0] = np.nan
+    graph = Graph("main")
+    gx = graph.input("x", x.shape, "f32")
+    graph.output(dflow.max_pool2d(gx, kernel, strides, pads=pads) * 2.0)
+    module = graph.module()
+    expected = run_function(module, "main", [x])
+    sources, program = _compiled(module, tmp_path)
+    assert 'call void @"dflow.max_pool.' in str(sources["cpu_0.ll"])
+    assert "lib.max_pool2d" not in str(sources["cpu_0.py"])
+    (got,) = program.run("main", [x])
+    assert np.isnan(got[0, 0]).any() and np.array_equal(got, expected[0], equal_nan=True)

@@ -85,6 +85,9 @@ class DirectConv:
     sh: int = 1
     sw: int = 1
     """The strides."""
+    pool: bool = False
+    """A max pool instead (`k` is `c`, no weights): the padding is -inf, and each
+    tap takes the maximum as NumPy does (a NaN propagates)."""
     vectors: int = VECTORS
     """Vectors of output positions per tile."""
     channels: int = CHANNELS
@@ -144,7 +147,8 @@ class DirectConv:
         pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
         shapes = f"{self.n}x{self.c}x{self.h}x{self.w}.{self.k}x{self.kh}x{self.kw}"
         strides = "" if (self.sh, self.sw) == (1, 1) else f".s{self.sh}.{self.sw}"
-        return f"dflow.conv.{shapes}.p{pads}{strides}{'.bias' if self.bias else ''}"
+        kind = "max_pool" if self.pool else "conv"
+        return f"dflow.{kind}.{shapes}.p{pads}{strides}{'.bias' if self.bias else ''}"
 
     @property
     def pointwise(self) -> bool:
@@ -169,16 +173,16 @@ class _Writer:
         conv = self.conv
         x_bytes, y_bytes = 4 * conv.input_floats, 4 * conv.k * conv.positions
         bias = "ptr %bias, " if conv.bias else ""
+        weights = "" if conv.pool else "ptr %w, "
         lines = [
-            f'define internal void @"{conv.name}"(ptr %x, ptr %w, {bias}ptr %y) {{',
+            f'define internal void @"{conv.name}"(ptr %x, {weights}{bias}ptr %y) {{',
             "entry:",
             f"  %xp = call ptr @malloc(i64 {x_bytes})",
             f"  %yp = call ptr @malloc(i64 {y_bytes})",
             "  br label %image",
             "image:",
             "  %n = phi i64 [ 0, %entry ], [ %n.next, %out.done ]",
-            f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {x_bytes}, i1 0)",
-            "  br label %rows",
+            *(self.filled() if conv.pool else self.zeroed(x_bytes)),
             *(self.rows() if (conv.sh, conv.sw) == (1, 1) else self.elements()),
             "tiles:",
             "  br label %ptile",
@@ -188,10 +192,13 @@ class _Writer:
         ]
         full = conv.k // conv.channels
         following = "tail" if conv.k % conv.channels else "ptile.next"
-        lines += ["  br label %ktile" if full else f"  br label %{following}"]
-        if full:
+        if conv.pool:
+            lines += ["  br label %pool", *self.pool_tiles()]
+        else:
+            lines += ["  br label %ktile" if full else f"  br label %{following}"]
+        if full and not conv.pool:
             lines += self.tiles("ktile", "ptile", full, conv.channels, 0, following)
-        if conv.k % conv.channels:
+        if conv.k % conv.channels and not conv.pool:
             before = "ktile.next" if full else "ptile"
             tail = conv.k % conv.channels
             lines += self.tiles("tail", before, 1, tail, full * conv.channels, "ptile.next")
@@ -209,6 +216,77 @@ class _Writer:
             "}",
         ]
         return lines
+
+    @property
+    def entry(self) -> str:
+        """The block before the rows are copied in: the image's, or the fill's."""
+        return "fill" if self.conv.pool else "image"
+
+    @staticmethod
+    def zeroed(x_bytes: int) -> list[str]:
+        """The padded input buffer zeroed (a convolution's padding)."""
+        return [
+            f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {x_bytes}, i1 0)",
+            "  br label %rows",
+        ]
+
+    def filled(self) -> list[str]:
+        """The padded input buffer filled with -inf (a max pool's padding, which no
+        window's maximum takes over a number)."""
+        return [
+            "  br label %fill",
+            "fill:",
+            "  %f = phi i64 [ 0, %image ], [ %f.next, %fill ]",
+            "  %f.at = getelementptr float, ptr %xp, i64 %f",
+            "  store float 0xFFF0000000000000, ptr %f.at",
+            "  %f.next = add i64 %f, 1",
+            f"  %f.more = icmp ult i64 %f.next, {self.conv.input_floats}",
+            "  br i1 %f.more, label %fill, label %rows",
+        ]
+
+    def pool_tiles(self) -> list[str]:
+        """Each channel's maximum over the taps, for the positions of tile `%pb`:
+        `VECTORS` accumulators from -inf, each tap's input taken where it is greater
+        or NaN (NumPy's maximum), then stored to the scratch."""
+        conv = self.conv
+        ninf = "splat (float 0xFFF0000000000000)"
+        lines = [
+            "pool:",
+            "  %pk = phi i64 [ 0, %ptile ], [ %pk.next, %pool ]",
+            f"  %pk.plane = mul i64 %pk, {conv.plane}",
+            "  %pk.base = add i64 %pk.plane, %pbase",
+        ]
+        best = [ninf] * conv.vectors
+        for tap in range(conv.kh * conv.kw):
+            i, j = divmod(tap, conv.kw)
+            phase = (i % conv.sh) * conv.sw + j % conv.sw
+            at = phase * conv.c * conv.plane + (i // conv.sh) * conv.phase[1] + j // conv.sw
+            for v in range(conv.vectors):
+                t = f"%pk.t{tap}.{v}"
+                lines += [
+                    f"  {t}.o = add i64 %pk.base, {at + v * VECTOR}",
+                    f"  {t}.p = getelementptr float, ptr %xp, i64 {t}.o",
+                    f"  {t}.x = load <16 x float>, ptr {t}.p, align 4",
+                    f"  {t}.gt = fcmp ogt <16 x float> {t}.x, {best[v]}",
+                    f"  {t}.nan = fcmp uno <16 x float> {t}.x, {t}.x",
+                    f"  {t}.keep = or <16 x i1> {t}.gt, {t}.nan",
+                    f"  {t} = select <16 x i1> {t}.keep, <16 x float> {t}.x, "
+                    f"<16 x float> {best[v]}",
+                ]
+                best[v] = t
+        lines += [f"  %pk.y = mul i64 %pk, {conv.positions}", "  %pk.row = add i64 %pk.y, %pbase"]
+        for v in range(conv.vectors):
+            lines += [
+                f"  %pk.s{v}.i = add i64 %pk.row, {v * VECTOR}",
+                f"  %pk.s{v} = getelementptr float, ptr %yp, i64 %pk.s{v}.i",
+                f"  store <16 x float> {best[v]}, ptr %pk.s{v}, align 4",
+            ]
+        return [
+            *lines,
+            "  %pk.next = add i64 %pk, 1",
+            f"  %pk.more = icmp ult i64 %pk.next, {conv.c}",
+            "  br i1 %pk.more, label %pool, label %ptile.next",
+        ]
 
     @cached_property
     def products(self) -> list[str]:
@@ -291,7 +369,7 @@ class _Writer:
         hp, wp = conv.padded
         return [
             "rows:",
-            "  %r = phi i64 [ 0, %image ], [ %r.next, %rows ]",
+            f"  %r = phi i64 [ 0, %{self.entry} ], [ %r.next, %rows ]",
             f"  %r.c = udiv i64 %r, {conv.h}",
             f"  %r.h = urem i64 %r, {conv.h}",
             f"  %r.plane = mul i64 %r.c, {hp}",
@@ -319,7 +397,7 @@ class _Writer:
         wq = conv.phase[1]
         lines = [
             "rows:",
-            "  %r = phi i64 [ 0, %image ], [ %r.next, %r.done ]",
+            f"  %r = phi i64 [ 0, %{self.entry} ], [ %r.next, %r.done ]",
             f"  %r.c = udiv i64 %r, {conv.h}",
             f"  %r.h = urem i64 %r, {conv.h}",
             f"  %r.row = add i64 %r.h, {conv.top}",

@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from dflow.backend.llvm import threads, vectors, vmath
 from dflow.backend.llvm.library import (
     direct_convolution,
+    direct_pool,
     library_routine,
     print_convolution,
     print_product,
@@ -204,7 +205,7 @@ class KernelPrinter:
         (`library.py`); none where the calls are made from Python."""
         if self.calls_made:
             return
-        conv = direct_convolution(op)
+        conv = direct_convolution(op) or direct_pool(op)
         if conv is not None:
             print_convolution(self, op, conv)
             return

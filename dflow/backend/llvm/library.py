@@ -11,10 +11,11 @@ integers), which `runtime/library/blas.py` loads into LLVM's symbols, so the
 numba and llvm targets call the same code.
 
 `@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of dilation 1 and one group
-(`direct_convolution`) call a direct convolution generated
-for their shapes (`convolution.py`), defined in the kernel's unit. Other routines
-(integer products, other convolutions, pools, indexing) are refused: such a kernel
-makes its calls from Python (`program.py`).
+(`direct_convolution`), and `@dflow_max_pool2d_f32` (`direct_pool`), call a direct
+convolution or pool generated for their shapes (`convolution.py`), defined in the
+kernel's unit. Other routines
+(integer products, other convolutions and pools, gradients, indexing) are refused:
+such a kernel makes its calls from Python (`program.py`).
 """
 
 from __future__ import annotations
@@ -72,10 +73,22 @@ def direct_convolution(op: func.CallOp) -> DirectConv | None:
     return DirectConv(n, c, h, w, k, kh, kw, top, left, bottom, right, bias, sh, sw)
 
 
+def direct_pool(op: func.CallOp) -> DirectConv | None:
+    """The generated max pool of a `max_pool2d` call of float32, else None. Numba's
+    routine took 4-5 s to compile on a first use after installing (ResNet-18's one
+    pool): generated, it compiles with the rest of the module."""
+    callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
+    if callee != "max_pool2d_f32":
+        return None
+    kh, kw, sh, sw, top, left, bottom, right = (_integer(v) for v in op.arguments[2:])
+    n, c, h, w = _shape(op.arguments[0])
+    return DirectConv(n, c, h, w, c, kh, kw, top, left, bottom, right, False, sh, sw, pool=True)
+
+
 def print_convolution(printer: KernelPrinter, op: func.CallOp, conv: DirectConv) -> None:
     """The direct convolution `op` calls: its function defined in the unit, called."""
     printer.declarations.update([*DECLARATIONS, conv.definition()])
-    buffers = op.arguments[: 4 if conv.bias else 3]
+    buffers = op.arguments[: 2 if conv.pool else 4 if conv.bias else 3]
     arguments = ", ".join(f"ptr {printer.value(v)}" for v in buffers)
     printer.emit(f'call void @"{conv.name}"({arguments})')
 

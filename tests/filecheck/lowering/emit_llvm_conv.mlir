@@ -97,3 +97,29 @@ func.func @pointwise(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> tenso
   %y = df.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
   func.return %y : tensor<1x16x4x4xf32>
 }
+
+// -----
+
+// A max pool is generated the same way, each channel its own plane: the padded input
+// filled with -inf (no window's maximum takes the padding over a number), then per
+// tap the input taken where it is greater or NaN (NumPy's maximum), 3 x 3 taps of 2
+// vectors each. The 3x3/2 pool of an 8 x 8 input with pads of 1 reads phases of 5 x 5.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       call void @"[[POOL:dflow.max_pool.1x4x8x8.4x3x3.p1.1.1.1.s2.2]]"(ptr %{{.*}}, ptr %{{.*}})
+// CHECK:       define internal void @"[[POOL]]"(ptr %x, ptr %y) {
+// CHECK:       fill:
+// CHECK:         store float 0xFFF0000000000000, ptr %f.at
+// CHECK:       pool:
+// CHECK:         %pk.plane = mul i64 %pk, 25
+// CHECK:         %pk.t0.0.x = load <16 x float>, ptr %pk.t0.0.p, align 4
+// CHECK-NEXT:    %pk.t0.0.gt = fcmp ogt <16 x float> %pk.t0.0.x, splat (float 0xFFF0000000000000)
+// CHECK-NEXT:    %pk.t0.0.nan = fcmp uno <16 x float> %pk.t0.0.x, %pk.t0.0.x
+// CHECK-NEXT:    %pk.t0.0.keep = or <16 x i1> %pk.t0.0.gt, %pk.t0.0.nan
+// CHECK-NEXT:    %pk.t0.0 = select <16 x i1> %pk.t0.0.keep, <16 x float> %pk.t0.0.x, <16 x float> splat (float 0xFFF0000000000000)
+// CHECK:         %pk.t8.1.gt = fcmp ogt <16 x float> %pk.t8.1.x, %pk.t7.1
+// CHECK:         store <16 x float> %pk.t8.1, ptr %pk.s1, align 4
+// CHECK-NOT:     lib.max_pool
+func.func @pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  %y = df.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
+}
