@@ -1,7 +1,10 @@
 """Convolutions and pools of the CPU library against PyTorch, one core: every conv
 shape of the conv net benchmark (batch 32) and of ResNet-18 (batch 1), forward and
 both gradients, with GFLOP/s and their fraction of the same machine's SGEMM
-GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools.
+GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools. The
+forward convolutions also run as the llvm target generates them
+(`dflow/backend/llvm/convolution.py`: direct, or a product per image for 1x1
+filters), the default CPU target's code, in the same rounds.
 
     taskset -c 0 python bench/conv.py [--rounds 5] [--only forward] [--blas-as-is]
 
@@ -32,6 +35,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402 (after the BLAS choice)
 import torch  # noqa: E402
 
+from dflow.backend.llvm.convolution import DECLARATIONS, DirectConv  # noqa: E402
+from dflow.runtime import llvm_jit  # noqa: E402
 from dflow.runtime.library import cpu  # noqa: E402
 
 
@@ -92,8 +97,9 @@ def sgemm_gflops(rounds: int) -> float:
     return 2 * 1024**3 / seconds / 1e9
 
 
-def _case(conv: Conv, kind: str) -> tuple[Callable[[], object], Callable[[], object], float]:
-    """dflow's and PyTorch's call for one routine of `conv`, checked equal, and its flops."""
+def _case(conv: Conv, kind: str) -> tuple[dict[str, Callable[[], object]], float]:
+    """dflow's library routine's, PyTorch's and for the forward convolution the llvm
+    target's call for one routine of `conv`, checked equal, and its flops."""
     rng = np.random.default_rng(1)
     x = rng.standard_normal((conv.n, conv.c, conv.hw, conv.hw), dtype=np.float32)
     w = rng.standard_normal((conv.o, conv.c, conv.k, conv.k), dtype=np.float32)
@@ -106,8 +112,12 @@ def _case(conv: Conv, kind: str) -> tuple[Callable[[], object], Callable[[], obj
         "grad_input": (True, False, False),
         "grad_filter": (False, True, False),
     }
+    extra: dict[str, Callable[[], object]] = {}
     if kind == "forward":
         out = np.empty_like(dy)
+        out_llvm = np.empty_like(dy)
+        run_llvm = generated(conv)
+        extra["llvm"] = lambda: run_llvm(x, w, out_llvm)
 
         def ours() -> object:
             return cpu.conv2d_f32(x, w, out, *geometry)
@@ -133,7 +143,28 @@ def _case(conv: Conv, kind: str) -> tuple[Callable[[], object], Callable[[], obj
     assert isinstance(expected, torch.Tensor)
     scale = float(np.abs(expected.numpy()).max()) or 1.0
     np.testing.assert_allclose(out / scale, expected.numpy() / scale, atol=2e-5)
-    return ours, theirs, conv.flops
+    if extra:
+        extra["llvm"]()
+        np.testing.assert_allclose(out_llvm / scale, expected.numpy() / scale, atol=2e-5)
+    return {"dflow": ours, **extra, "torch": theirs}, conv.flops
+
+
+def generated(conv: Conv) -> Callable[[np.ndarray, np.ndarray, np.ndarray], object]:
+    """The llvm target's convolution of `conv`'s shapes, compiled alone and called on
+    NumPy arrays (x, w, out)."""
+    s, p = conv.stride, conv.pad
+    shapes = (conv.n, conv.c, conv.hw, conv.hw, conv.o, conv.k, conv.k)
+    direct = DirectConv(*shapes, p, p, p, p, False, s, s)
+    text = direct.definition().replace(f'internal void @"{direct.name}"', "void @conv")
+    machine = llvm_jit.target_machine()
+    code = llvm_jit.compile_object("\n".join([text, *DECLARATIONS]), machine)
+    library = llvm_jit.library_of([code], machine)
+    _LIBRARIES.append(library)  # its machine code lives as long as the benchmark
+    function = library.function("conv", 3)
+    return lambda x, w, out: function(x.ctypes.data, w.ctypes.data, out.ctypes.data)
+
+
+_LIBRARIES: list[object] = []
 
 
 def _pool_times(shape: tuple[int, ...], k: int, s: int, p: int, rounds: int) -> dict[str, float]:
@@ -183,24 +214,31 @@ def main() -> None:
     print(f"{BLAS_CHOICE}; SGEMM 1024^3 (NumPy's OpenBLAS, one thread): {roof:.1f} GFLOP/s")
     print(
         f"{'shape':<22} {'routine':<12} {'dflow ms':>9} {'torch ms':>9} {'/ torch':>8} "
-        f"{'GFLOP/s':>8} {'/ SGEMM':>8}"
+        f"{'GFLOP/s':>8} {'/ SGEMM':>8} {'llvm ms':>8} {'GFLOP/s':>8} {'/ SGEMM':>8}"
     )
-    totals = {"dflow": 0.0, "torch": 0.0}
+    totals = {"dflow": 0.0, "llvm": 0.0, "torch": 0.0}
     for conv in SHAPES:
         for kind in kinds:
-            ours, theirs, flops = _case(conv, kind)
-            times = best_of({"dflow": ours, "torch": theirs}, args.rounds)
-            totals["dflow"] += times["dflow"]
-            totals["torch"] += times["torch"]
+            calls, flops = _case(conv, kind)
+            times = best_of(calls, args.rounds)
+            for name, seconds in times.items():
+                totals[name] += seconds
             rate = flops / times["dflow"] / 1e9
-            print(
+            row = (
                 f"{conv.name:<22} {kind:<12} {times['dflow'] * 1e3:>9.3f} "
                 f"{times['torch'] * 1e3:>9.3f} {times['dflow'] / times['torch']:>8.2f} "
                 f"{rate:>8.1f} {rate / roof:>8.2f}"
             )
+            if "llvm" in times:
+                generated_rate = flops / times["llvm"] / 1e9
+                row += (
+                    f" {times['llvm'] * 1e3:>8.3f} {generated_rate:>8.1f} "
+                    f"{generated_rate / roof:>8.2f}"
+                )
+            print(row)
     print(
         f"{'all shapes':<35} {totals['dflow'] * 1e3:>9.2f} {totals['torch'] * 1e3:>9.2f} "
-        f"{totals['dflow'] / totals['torch']:>8.2f}"
+        f"{totals['dflow'] / totals['torch']:>8.2f}   llvm (forward) {totals['llvm'] * 1e3:.2f} ms"
     )
     pools(args.rounds)
 
