@@ -349,6 +349,10 @@ def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) 
         ((2, 6, 5, 7), (9, 6, 1, 1), (0, 0, 0, 0), (1, 1), True),  # 1x1: a product
         ((1, 4, 8, 7), (8, 4, 1, 1), (0, 0, 0, 0), (2, 2), False),  # of the first phase
         ((1, 3, 6, 6), (5, 3, 1, 1), (1, 0, 2, 1), (2, 1), True),  # of a padded phase
+        ((1, 8, 9, 9), (8, 1, 3, 3), (1, 1, 1, 1), (1, 1), True),  # depthwise
+        ((2, 6, 8, 7), (12, 1, 3, 3), (1, 1, 1, 1), (2, 2), False),  # depthwise, x2
+        ((1, 4, 7, 7), (16, 2, 3, 3), (1, 1, 1, 1), (1, 1), True),  # 2 groups of 8
+        ((1, 6, 6, 6), (9, 2, 1, 1), (0, 0, 0, 0), (1, 1), False),  # 3 groups of 3, 1x1
     ],
 )
 def test_direct_convolutions_match_the_interpreter(
@@ -359,11 +363,12 @@ def test_direct_convolutions_match_the_interpreter(
     strides: tuple[int, int],
     bias: bool,
 ) -> None:
-    """A float32 convolution of dilation 1 and one group is a direct convolution
+    """A float32 convolution of dilation 1 is a direct convolution
     generated in the kernel's unit (`backend/llvm/convolution.py`), no call from
     Python: tails of output channels and of positions, asymmetric pads, a bias, a
     1x3 filter, strides of 2 and of 3 by 2, 1x1 filters (a product per image, of the
-    input or of its first phase), batches of two, and the ReLU after it in the same
+    input or of its first phase), depthwise and grouped convolutions (tiles within a
+    group or across groups), batches of two, and the ReLU after it in the same
     kernel, all equal to the interpreter."""
     rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
     x, w, b = (
@@ -374,7 +379,10 @@ def test_direct_convolutions_match_the_interpreter(
     graph = Graph("main")
     gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
     gb = graph.input("b", b.shape, "f32")
-    graph.output(conv2d(gx, gw, gb if bias else None, strides=strides, pads=pads).relu())
+    groups = x_shape[1] // w_shape[1]
+    graph.output(
+        conv2d(gx, gw, gb if bias else None, strides=strides, pads=pads, groups=groups).relu()
+    )
     module = graph.module()
     expected = run_function(module, "main", [x, w, b])
     sources, program = _compiled(module, tmp_path)

@@ -1,5 +1,5 @@
-"""Direct convolutions as LLVM: a float32 2-D convolution of dilation 1 and one
-group, generated for its static shapes and strides as a function of vector FMAs.
+"""Direct convolutions as LLVM: a float32 2-D convolution of dilation 1, generated
+for its static shapes, strides and groups as a function of vector FMAs.
 
 The input of each image is copied once into a zero-padded buffer (its rows `Wp`
 long), so that an output position `p = oh * Wp + ow` reads the input at
@@ -18,7 +18,9 @@ taps: per tap, `VECTORS` input loads and `CHANNELS` broadcast weights feed
 `CHANNELS * VECTORS` FMAs. Weights are read in their own layout (OIHW), one scalar
 broadcast per FMA row, so nothing is packed. Tiles write a scratch of the padded
 positions, from which each output row is copied into place. The output channels
-left over by `CHANNELS` make one narrower tile.
+left over by `CHANNELS` make one narrower tile. Of several groups, each channel
+reads its group's inputs: one load per tap for the tile where its channels share a
+group, one per channel otherwise (a depthwise convolution).
 
 Its scratch buffers come from `malloc` (a few MB at most for a network's layer);
 the vector width suits AVX-512's 32 registers (16 accumulators of 16 lanes). Of the
@@ -85,6 +87,9 @@ class DirectConv:
     sh: int = 1
     sw: int = 1
     """The strides."""
+    groups: int = 1
+    """Groups of input and output channels (a depthwise convolution: as many as
+    input channels), each output channel reading only its group's inputs."""
     pool: bool = False
     """A max pool instead (`k` is `c`, no weights): the padding is -inf, and each
     tap takes the maximum as NumPy does (a NaN propagates)."""
@@ -148,14 +153,21 @@ class DirectConv:
         shapes = f"{self.n}x{self.c}x{self.h}x{self.w}.{self.k}x{self.kh}x{self.kw}"
         strides = "" if (self.sh, self.sw) == (1, 1) else f".s{self.sh}.{self.sw}"
         kind = "max_pool" if self.pool else "conv"
-        return f"dflow.{kind}.{shapes}.p{pads}{strides}{'.bias' if self.bias else ''}"
+        groups = f".g{self.groups}" if self.groups > 1 else ""
+        bias = ".bias" if self.bias else ""
+        return f"dflow.{kind}.{shapes}.p{pads}{strides}{groups}{bias}"
+
+    @property
+    def group_channels(self) -> tuple[int, int]:
+        """Input and output channels per group."""
+        return self.c // self.groups, self.k // self.groups
 
     @property
     def pointwise(self) -> bool:
-        """A 1x1 filter: a product per image, of the weights (K x C) by the input's
+        """A 1x1 filter of one group: a product per image, of the weights (K x C) by the input's
         channels (C x positions), the input subsampled and padded first where its
         strides or pads ask (the first phase is then the subsampled input)."""
-        return self.kh == self.kw == 1
+        return self.kh == self.kw == 1 and self.groups == 1
 
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
@@ -491,22 +503,21 @@ class _Writer:
                     f"  {acc[q][v]} = phi <16 x float> [ {starts[q]}, %{label} ], "
                     f"[ {acc[q][v]}.t{taps - 1}, %{label}.chan ]"
                 )
-        lines += [
-            f"  %{label}.plane = mul i64 %{label}.ci, {conv.plane}",
-            f"  %{label}.base = add i64 %{label}.plane, %pbase",
-        ]
+        cg, kg = conv.group_channels
+        shared = conv.groups == 1 or kg % channels == 0
         for q in range(channels):
             lines += [
                 f"  %{label}.k{q} = add i64 %{label}.first, {q}",
-                f"  %{label}.wk{q} = mul i64 %{label}.k{q}, {conv.c}",
+                f"  %{label}.wk{q} = mul i64 %{label}.k{q}, {cg}",
                 f"  %{label}.wc{q} = add i64 %{label}.wk{q}, %{label}.ci",
                 f"  %{label}.w{q} = mul i64 %{label}.wc{q}, {taps}",
             ]
+        lines += self.bases(label, range(1) if shared else range(channels))
         for tap in range(taps):
-            lines += self.tap(label, tap, channels, acc)
+            lines += self.tap(label, tap, channels, acc, shared)
         lines += [
             f"  %{label}.ci.next = add i64 %{label}.ci, 1",
-            f"  %{label}.ci.more = icmp ult i64 %{label}.ci.next, {conv.c}",
+            f"  %{label}.ci.more = icmp ult i64 %{label}.ci.next, {cg}",
             f"  br i1 %{label}.ci.more, label %{label}.chan, label %{label}.store",
             f"{label}.store:",
         ]
@@ -531,21 +542,45 @@ class _Writer:
         ]
         return lines
 
-    def tap(self, label: str, tap: int, channels: int, acc: list[list[str]]) -> list[str]:
-        """Tap `tap`'s FMAs: its input vectors times each channel's weight."""
+    def bases(self, label: str, channels: range) -> list[str]:
+        """Where channel `ci` of the group of each of `channels` (one, the tile's
+        first, where all share a group) begins in the padded input, at tile `%pb`:
+        `%<label>.base<q>`."""
+        conv = self.conv
+        cg, kg = conv.group_channels
+        lines: list[str] = []
+        for q in channels:
+            base = f"%{label}.base{q}"
+            lines += [
+                f"  {base}.g = udiv i64 %{label}.k{q}, {kg}",
+                f"  {base}.gc = mul i64 {base}.g, {cg}",
+                f"  {base}.c = add i64 {base}.gc, %{label}.ci",
+                f"  {base}.plane = mul i64 {base}.c, {conv.plane}",
+                f"  {base} = add i64 {base}.plane, %pbase",
+            ]
+        return lines
+
+    def tap(
+        self, label: str, tap: int, channels: int, acc: list[list[str]], shared: bool
+    ) -> list[str]:
+        """Tap `tap`'s FMAs: its input vectors (the tile's, `shared`, or each
+        channel's) times each channel's weight."""
         conv = self.conv
         i, j = divmod(tap, conv.kw)
         t = f"%{label}.t{tap}"
         phase = (i % conv.sh) * conv.sw + j % conv.sw
         at = phase * conv.c * conv.plane + (i // conv.sh) * conv.phase[1] + j // conv.sw
-        lines = [f"  {t}.off = add i64 %{label}.base, {at}"]
-        for v in range(conv.vectors):
-            lines += [
-                f"  {t}.o{v} = add i64 {t}.off, {v * VECTOR}",
-                f"  {t}.p{v} = getelementptr float, ptr %xp, i64 {t}.o{v}",
-                f"  {t}.x{v} = load <16 x float>, ptr {t}.p{v}, align 4",
-            ]
+        lines: list[str] = []
+        for r in range(1) if shared else range(channels):
+            lines.append(f"  {t}.off{r} = add i64 %{label}.base{r}, {at}")
+            for v in range(conv.vectors):
+                lines += [
+                    f"  {t}.o{r}.{v} = add i64 {t}.off{r}, {v * VECTOR}",
+                    f"  {t}.p{r}.{v} = getelementptr float, ptr %xp, i64 {t}.o{r}.{v}",
+                    f"  {t}.x{r}.{v} = load <16 x float>, ptr {t}.p{r}.{v}, align 4",
+                ]
         for q in range(channels):
+            r = 0 if shared else q
             lines += [
                 f"  {t}.wi{q} = add i64 %{label}.w{q}, {tap}",
                 f"  {t}.wp{q} = getelementptr float, ptr %w, i64 {t}.wi{q}",
@@ -558,7 +593,7 @@ class _Writer:
                 previous = acc[q][v] if tap == 0 else f"{acc[q][v]}.t{tap - 1}"
                 lines.append(
                     f"  {acc[q][v]}.t{tap} = call <16 x float> @llvm.fma.v16f32("
-                    f"<16 x float> {t}.wv{q}, <16 x float> {t}.x{v}, <16 x float> {previous})"
+                    f"<16 x float> {t}.wv{q}, <16 x float> {t}.x{r}.{v}, <16 x float> {previous})"
                 )
         return lines
 

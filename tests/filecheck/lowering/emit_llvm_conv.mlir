@@ -123,3 +123,20 @@ func.func @pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
   %y = df.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   func.return %y : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// A depthwise convolution (4 groups of one channel): each channel of the tile reads
+// its own group's input plane (8 x 8 padded floats each), one input load per channel
+// and tap, and the loop over a group's input channels runs once.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define internal void @"dflow.conv.1x4x6x6.4x3x3.p1.1.1.1.g4"(ptr %x, ptr %w, ptr %y) {
+// CHECK:         %tail.base1.g = udiv i64 %tail.k1, 1
+// CHECK:         %tail.base1.plane = mul i64 %tail.base1.c, 64
+// CHECK:         %tail.t0.x1.0 = load <16 x float>, ptr %tail.t0.p1.0, align 4
+// CHECK:         %tail.a1.0.t0 = call <16 x float> @llvm.fma.v16f32(<16 x float> %tail.t0.wv1, <16 x float> %tail.t0.x1.0, <16 x float> %tail.a1.0)
+// CHECK:         %tail.ci.more = icmp ult i64 %tail.ci.next, 1
+func.func @depthwise(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %y = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
