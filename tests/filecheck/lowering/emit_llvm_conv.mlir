@@ -29,7 +29,7 @@
 // CHECK-NEXT:    %ktile.ci = phi i64 [ 0, %ktile ], [ %ktile.ci.next, %ktile.chan ]
 // CHECK-NEXT:    %ktile.a0.0 = phi <16 x float> [ %ktile.b0, %ktile ], [ %ktile.a0.0.t8, %ktile.chan ]
 // CHECK-COUNT-15: phi <16 x float>
-// CHECK:         %ktile.t4.off = add i64 %ktile.base, 9
+// CHECK:         %ktile.t4.off0 = add i64 %ktile.base0, 9
 // CHECK-COUNT-16: call <16 x float> @llvm.fma.v16f32(
 // CHECK:         br i1 %ktile.ci.more, label %ktile.chan, label %ktile.store
 // CHECK:       ktile.store:
@@ -64,7 +64,7 @@ func.func @conv(%x: tensor<1x2x5x6xf32>, %w: tensor<10x2x3x3xf32>, %b: tensor<10
 // CHECK:         %c1.dst.col = add i64 %c1.t, 18
 // CHECK:         %c1.more = icmp ult i64 %c1.t.next, 3
 // CHECK:       tail.chan:
-// CHECK:         %tail.t5.off = add i64 %tail.base, 37
+// CHECK:         %tail.t5.off0 = add i64 %tail.base0, 37
 func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32> {
   %y = df.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x2x2xf32>
   %r = df.relu %y : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
