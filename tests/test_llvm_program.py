@@ -423,3 +423,25 @@ def test_generated_max_pools_match_the_interpreter(
     assert "lib.max_pool2d" not in str(sources["cpu_0.py"])
     (got,) = program.run("main", [x])
     assert np.isnan(got[0, 0]).any() and np.array_equal(got, expected[0], equal_nan=True)
+
+
+def test_a_scratch_buffer_is_allocated_and_freed(tmp_path: Path) -> None:
+    """A squeeze-and-excitation gate (EfficientNet's): the 1x1 convolution of the
+    pooled channels is not a result, so its kernel writes it into a scratch buffer
+    (`memref.alloc`) that the epilogue reads back; the kernel is LLVM's, its scratch
+    from `malloc` and freed before it returns, and the result the interpreter's."""
+    rng = np.random.default_rng(13)
+    x, w = normal(rng, (1, 6, 5, 5), "f32"), normal(rng, (6, 3, 1, 1), "f32")
+    p, b = normal(rng, (1, 3, 1, 1), "f32"), normal(rng, (6,), "f32")
+    graph = Graph("main")
+    gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
+    gp, gb = graph.input("p", p.shape, "f32"), graph.input("b", b.shape, "f32")
+    graph.output(conv2d(gp, gw, gb).sigmoid() * gx)
+    module = graph.module()
+    expected = run_function(module, "main", [x, w, p, b])
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    assert "is the numba target's" not in llvm and "from Python" not in llvm, llvm[:400]
+    scratch = re.search(r"(%scratch\d+) = call ptr @malloc\(i64 24\)", llvm)
+    assert scratch is not None and f"call void @free(ptr {scratch[1]})" in llvm
+    assert_same(program.run("main", [x, w, p, b]), expected, ["y"], f32_atol=1e-5)

@@ -8,9 +8,10 @@ their static shapes; `scf.for` becomes a loop with its carried values as `phi`s,
 `arith` ops map to LLVM's instructions and intrinsics of the same meaning (`frem`
 is C's `fmod`; `arith.maximumf` is NumPy's maximum, a NaN propagated and of equal
 zeros the second kept, as a compare and a select that x86 makes one `max` and a
-blend). What this printer
-does not handle yet (library calls, scratch buffers, the 8- and 4-bit floats and
-2- and 4-bit integers) is refused with an `UnsupportedKernelError` naming the op.
+blend). Library calls are `library.py`'s; a scratch buffer (`memref.alloc`) comes
+from `malloc` and is freed at the return. What this printer does not handle yet
+(the other library routines, the 8- and 4-bit floats and 2- and 4-bit integers) is
+refused with an `UnsupportedKernelError` naming the op.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from dflow.backend.llvm import threads, vectors, vmath
+from dflow.backend.llvm.convolution import FREE, MALLOC
 from dflow.backend.llvm.library import (
     direct_convolution,
     direct_pool,
@@ -68,6 +70,10 @@ INTRINSICS = {
     math.PowFOp: "llvm.pow",
 }
 """Ops that are an LLVM intrinsic overloaded on their type (`llvm.exp.f32`, ...)."""
+
+ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+ELEMENT_BYTES |= {"half": 2, "bfloat": 2, "float": 4, "double": 8}
+"""Bytes of one element in memory, by LLVM type (booleans are bytes)."""
 
 SCALAR_LOOP_MAX_TRIPS = 64
 """A loop that runs at most this many times per call of its kernel (its trip count
@@ -115,6 +121,8 @@ class KernelPrinter:
     """Whether the kernel's library calls are made before it, from Python (an
     epilogue: `program.py`), so that it prints none."""
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+    scratch: list[str] = field(default_factory=list[str])
+    """The scratch buffers allocated (`memref.alloc`), freed at the return."""
     counter: int = 0
     block: str = "entry"
     trips: int | None = 1
@@ -192,13 +200,29 @@ class KernelPrinter:
             scf.ParallelOp: self.parallel,
             memref.LoadOp: self.memory,
             memref.StoreOp: self.memory,
-            func.ReturnOp: lambda _: self.emit("ret void"),
+            func.ReturnOp: self.ret,
+            memref.AllocOp: self.alloc,
             func.CallOp: self.library_call,
             vector.LoadOp: lambda op: vectors.load(self, op),
             vector.StoreOp: lambda op: vectors.store(self, op),
             vector.BroadcastOp: lambda op: vectors.broadcast(self, op),
             vector.FMAOp: lambda op: vectors.fma(self, op),
         }
+
+    def alloc(self, op: memref.AllocOp) -> None:
+        """A scratch buffer of static shape (a contraction's value that its epilogue
+        reads back, where it is not a result) from `malloc`, freed at the return."""
+        buffer = cast(MemRefType[Attribute], op.memref.type)
+        size = max(1, prod(buffer.get_shape()) * ELEMENT_BYTES[llvm_type(buffer.element_type)])
+        self.declarations.update([MALLOC, FREE])
+        name = self.let(f"call ptr @malloc(i64 {size})", "scratch")
+        self.names[op.memref] = name
+        self.scratch.append(name)
+
+    def ret(self, _: func.ReturnOp) -> None:
+        for name in self.scratch:
+            self.emit(f"call void @free(ptr {name})")
+        self.emit("ret void")
 
     def library_call(self, op: func.CallOp) -> None:
         """A routine of the library: the float products and the direct convolutions
