@@ -10,7 +10,9 @@ computes 63 positions for 49). Of strides `(sh, sw)`, the padded input is held a
 `sh * sw` phases, each the rows and columns of one remainder (`Wq = ceil(Wp / sw)`
 long), and tap `(i, j)` reads phase `(i % sh, j % sw)` at `p + (i / sh) * Wq +
 j / sw`: consecutive again. A 1x1 filter is a product per image instead (`SGEMM`:
-the weights, K x C, times the channels of the input or of its first phase).
+the weights, K x C, times the channels of the input or of its first phase). A max
+pool (`pool`) is generated the same way, each channel over its own plane of an
+input padded with -inf.
 
 A tile is `CHANNELS` output channels by `VECTORS` vectors of positions, its
 `CHANNELS * VECTORS` accumulators held in registers across the input channels and
@@ -129,7 +131,7 @@ class DirectConv:
     @property
     def positions(self) -> int:
         """The padded positions computed per output channel: whole tiles covering
-        `oh * Wp`."""
+        `oh * Wq`."""
         oh, _ = self.out
         count = oh * self.phase[1]
         return -(-count // self.tile) * self.tile
@@ -140,11 +142,6 @@ class DirectConv:
         the last tile's reads past it."""
         wq = self.phase[1]
         return self.sh * self.sw * self.c * self.plane + self.positions + self.kh * wq + self.kw
-
-    @property
-    def flops(self) -> int:
-        oh, ow = self.out
-        return 2 * self.n * self.k * oh * ow * self.c * self.kh * self.kw
 
     @property
     def name(self) -> str:
@@ -164,9 +161,10 @@ class DirectConv:
 
     @property
     def pointwise(self) -> bool:
-        """A 1x1 filter of one group: a product per image, of the weights (K x C) by the input's
-        channels (C x positions), the input subsampled and padded first where its
-        strides or pads ask (the first phase is then the subsampled input)."""
+        """A 1x1 filter of one group: a product per image, of the weights (K x C) by
+        the input's channels (C x positions), the input subsampled and padded first
+        where its strides or pads ask (the first phase is then the subsampled
+        input)."""
         return self.kh == self.kw == 1 and self.groups == 1
 
     def definition(self) -> str:
@@ -182,6 +180,8 @@ class _Writer:
 
     @cached_property
     def lines(self) -> list[str]:
+        """The function: per image, the padded input copied in, the tiles of each
+        tile of positions, the output rows copied out."""
         conv = self.conv
         x_bytes, y_bytes = 4 * conv.input_floats, 4 * conv.k * conv.positions
         bias = "ptr %bias, " if conv.bias else ""
@@ -202,18 +202,7 @@ class _Writer:
             "  %pb = phi i64 [ 0, %tiles ], [ %pb.next, %ptile.next ]",
             f"  %pbase = mul i64 %pb, {conv.tile}",
         ]
-        full = conv.k // conv.channels
-        following = "tail" if conv.k % conv.channels else "ptile.next"
-        if conv.pool:
-            lines += ["  br label %pool", *self.pool_tiles()]
-        else:
-            lines += ["  br label %ktile" if full else f"  br label %{following}"]
-        if full and not conv.pool:
-            lines += self.tiles("ktile", "ptile", full, conv.channels, 0, following)
-        if conv.k % conv.channels and not conv.pool:
-            before = "ktile.next" if full else "ptile"
-            tail = conv.k % conv.channels
-            lines += self.tiles("tail", before, 1, tail, full * conv.channels, "ptile.next")
+        lines += self.pool_tiles() if conv.pool else self.channel_tiles()
         tiles = conv.positions // conv.tile
         lines += [
             "ptile.next:",
@@ -227,6 +216,20 @@ class _Writer:
             "  ret void",
             "}",
         ]
+        return lines
+
+    def channel_tiles(self) -> list[str]:
+        """A convolution's tiles of output channels for the positions of tile `%pb`:
+        full tiles of `channels`, then one narrower tile of those left over."""
+        conv = self.conv
+        full, left = divmod(conv.k, conv.channels)
+        following = "tail" if left else "ptile.next"
+        lines = ["  br label %ktile" if full else f"  br label %{following}"]
+        if full:
+            lines += self.tiles("ktile", "ptile", full, conv.channels, 0, following)
+        if left:
+            before = "ktile.next" if full else "ptile"
+            lines += self.tiles("tail", before, 1, left, full * conv.channels, "ptile.next")
         return lines
 
     @property
@@ -263,6 +266,7 @@ class _Writer:
         conv = self.conv
         ninf = "splat (float 0xFFF0000000000000)"
         lines = [
+            "  br label %pool",
             "pool:",
             "  %pk = phi i64 [ 0, %ptile ], [ %pk.next, %pool ]",
             f"  %pk.plane = mul i64 %pk, {conv.plane}",

@@ -71,8 +71,10 @@ INTRINSICS = {
 }
 """Ops that are an LLVM intrinsic overloaded on their type (`llvm.exp.f32`, ...)."""
 
-ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
-ELEMENT_BYTES |= {"half": 2, "bfloat": 2, "float": 4, "double": 8}
+ELEMENT_BYTES = {
+    **{"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8},
+    **{"half": 2, "bfloat": 2, "float": 4, "double": 8},
+}
 """Bytes of one element in memory, by LLVM type (booleans are bytes)."""
 
 SCALAR_LOOP_MAX_TRIPS = 64
@@ -212,7 +214,7 @@ class KernelPrinter:
     def alloc(self, op: memref.AllocOp) -> None:
         """A scratch buffer of static shape (a contraction's value that its epilogue
         reads back, where it is not a result) from `malloc`, freed at the return."""
-        buffer = cast(MemRefType[Attribute], op.memref.type)
+        buffer = op.memref.type
         size = max(1, prod(buffer.get_shape()) * ELEMENT_BYTES[llvm_type(buffer.element_type)])
         self.declarations.update([MALLOC, FREE])
         name = self.let(f"call ptr @malloc(i64 {size})", "scratch")
