@@ -72,8 +72,15 @@ INTRINSICS = {
 """Ops that are an LLVM intrinsic overloaded on their type (`llvm.exp.f32`, ...)."""
 
 ELEMENT_BYTES = {
-    **{"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8},
-    **{"half": 2, "bfloat": 2, "float": 4, "double": 8},
+    "i1": 1,
+    "i8": 1,
+    "i16": 2,
+    "i32": 4,
+    "i64": 8,
+    "half": 2,
+    "bfloat": 2,
+    "float": 4,
+    "double": 8,
 }
 """Bytes of one element in memory, by LLVM type (booleans are bytes)."""
 
