@@ -399,6 +399,7 @@ def test_direct_convolutions_match_the_interpreter(
         ((2, 5, 9, 7), (3, 3), (2, 2), (1, 1, 1, 1)),  # ResNet's, odd sizes, batch 2
         ((1, 2, 7, 6), (3, 2), (1, 3), (0, 1, 2, 0)),  # asymmetric everything
         ((1, 18, 10, 10), (3, 3), (1, 1), (1, 1, 1, 1)),  # stride 1
+        ((1, 2, 5, 5), (1, 1), (2, 2), (0, 0, 0, 0)),  # 1x1: a subsampling, not a product
     ],
 )
 def test_generated_max_pools_match_the_interpreter(
@@ -412,7 +413,7 @@ def test_generated_max_pools_match_the_interpreter(
     padding never wins, a NaN propagates, as the interpreter (NumPy) computes it."""
     rng = np.random.default_rng(sum(shape))
     x = normal(rng, shape, "f32")
-    x[0, 0, 1, 0] = np.nan
+    x[0, 0, 2, 0] = np.nan
     graph = Graph("main")
     gx = graph.input("x", x.shape, "f32")
     graph.output(dflow.max_pool2d(gx, kernel, strides, pads=pads) * 2.0)

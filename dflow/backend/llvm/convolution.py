@@ -161,11 +161,11 @@ class DirectConv:
 
     @property
     def pointwise(self) -> bool:
-        """A 1x1 filter of one group: a product per image, of the weights (K x C) by
+        """A 1x1 filter of one group (not a pool's): a product per image, of the weights (K x C) by
         the input's channels (C x positions), the input subsampled and padded first
         where its strides or pads ask (the first phase is then the subsampled
         input)."""
-        return self.kh == self.kw == 1 and self.groups == 1
+        return self.kh == self.kw == 1 and self.groups == 1 and not self.pool
 
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
