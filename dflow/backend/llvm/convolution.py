@@ -118,6 +118,14 @@ class DirectConv:
         hq, wq = self.phase
         return hq * wq
 
+    def tap_offset(self, tap: int) -> int:
+        """Where tap `(i, j)` (`tap = i * kw + j`) reads, from output position `p` of
+        channel 0: in phase `(i % sh, j % sw)`, `(i / sh)` rows and `j / sw` columns
+        on."""
+        i, j = divmod(tap, self.kw)
+        phase = (i % self.sh) * self.sw + j % self.sw
+        return phase * self.c * self.plane + (i // self.sh) * self.phase[1] + j // self.sw
+
     @property
     def out(self) -> tuple[int, int]:
         hp, wp = self.padded
@@ -274,9 +282,7 @@ class _Writer:
         ]
         best = [ninf] * conv.vectors
         for tap in range(conv.kh * conv.kw):
-            i, j = divmod(tap, conv.kw)
-            phase = (i % conv.sh) * conv.sw + j % conv.sw
-            at = phase * conv.c * conv.plane + (i // conv.sh) * conv.phase[1] + j // conv.sw
+            at = conv.tap_offset(tap)
             for v in range(conv.vectors):
                 t = f"%pk.t{tap}.{v}"
                 lines += [
@@ -570,10 +576,8 @@ class _Writer:
         """Tap `tap`'s FMAs: its input vectors (the tile's, `shared`, or each
         channel's) times each channel's weight."""
         conv = self.conv
-        i, j = divmod(tap, conv.kw)
         t = f"%{label}.t{tap}"
-        phase = (i % conv.sh) * conv.sw + j % conv.sw
-        at = phase * conv.c * conv.plane + (i // conv.sh) * conv.phase[1] + j // conv.sw
+        at = conv.tap_offset(tap)
         lines: list[str] = []
         for r in range(1) if shared else range(channels):
             lines.append(f"  {t}.off{r} = add i64 %{label}.base{r}, {at}")
