@@ -3,8 +3,8 @@ shape of the conv net benchmark (batch 32) and of ResNet-18 (batch 1), forward a
 both gradients, with GFLOP/s and their fraction of the same machine's SGEMM
 GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools. The
 forward convolutions also run as the llvm target generates them
-(`dflow/backend/llvm/convolution.py`: direct, or a product per image for 1x1
-filters), the default CPU target's code, in the same rounds.
+(`dflow/backend/llvm/convolution.py`: direct, 1x1 filters of stride 1 in place),
+the default CPU target's code, in the same rounds.
 
     taskset -c 0 python bench/conv.py [--rounds 5] [--only forward] [--blas-as-is]
 

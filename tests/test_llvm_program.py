@@ -93,6 +93,35 @@ def test_products_match_the_interpreter(tmp_path: Path, dtype: str) -> None:
     assert_same(program.run("main", arrays), expected, [str(i) for i in range(4)])
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_one_row_products_are_matrix_vector_products(tmp_path: Path, dtype: str) -> None:
+    """A product of one row (a batch-1 classifier) is one GEMV, not a GEMM: of a row
+    or a transposed column, by a matrix or a transposed one, and each matrix of a
+    batch of rows; equal to the interpreter, and no GEMM left in the module."""
+    rng = np.random.default_rng(2)
+    shapes = [(1, 7), (7, 3), (7, 1), (5, 7), (4, 1, 6), (4, 6, 3)]
+    arrays = [normal(rng, s, dtype) for s in shapes]
+    graph = Graph("main")
+    row, b, column, bt, rows, bs = (
+        graph.input(f"a{i}", a.shape, dtype) for i, a in enumerate(arrays)
+    )
+    graph.output(
+        row @ b,
+        dflow.matmul(row, bt, transpose_b=True),
+        dflow.matmul(column, b, transpose_a=True),
+        dflow.matmul(column, bt, transpose_a=True, transpose_b=True),
+        rows @ bs,
+    )
+    module = graph.module()
+    expected = run_function(module, "main", arrays)
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    letter = "s" if dtype == "f32" else "d"
+    assert f"call void @scipy_cblas_{letter}gemv64_(" in llvm
+    assert f"call void @scipy_cblas_{letter}gemm64_(" not in llvm
+    assert_same(program.run("main", arrays), expected, [str(i) for i in range(5)])
+
+
 def test_empty_products_zero_or_skip(tmp_path: Path) -> None:
     """A product over an empty inner axis is zeros; one with no rows writes nothing."""
     a, b = np.ones((3, 0), np.float32), np.ones((0, 4), np.float32)
@@ -346,7 +375,9 @@ def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) 
         ((2, 3, 9, 8), (9, 3, 3, 3), (1, 1, 1, 1), (2, 2), True),  # stride 2: 4 phases
         ((1, 3, 15, 15), (8, 3, 7, 7), (3, 3, 3, 3), (2, 2), False),  # a ResNet stem
         ((1, 2, 10, 9), (5, 2, 3, 2), (0, 1, 2, 0), (3, 2), False),  # strides 3 and 2
-        ((2, 6, 5, 7), (9, 6, 1, 1), (0, 0, 0, 0), (1, 1), True),  # 1x1: a product
+        ((2, 6, 5, 7), (9, 6, 1, 1), (0, 0, 0, 0), (1, 1), True),  # 1x1: 32 + 3 masked
+        ((1, 40, 8, 4), (24, 40, 1, 1), (0, 0, 0, 0), (1, 1), False),  # 1x1: one whole tile
+        ((2, 3, 4, 5), (11, 3, 1, 1), (0, 0, 0, 0), (1, 1), True),  # 1x1: 16 + 4 masked
         ((1, 4, 8, 7), (8, 4, 1, 1), (0, 0, 0, 0), (2, 2), False),  # of the first phase
         ((1, 3, 6, 6), (5, 3, 1, 1), (1, 0, 2, 1), (2, 1), True),  # of a padded phase
         ((1, 8, 9, 9), (8, 1, 3, 3), (1, 1, 1, 1), (1, 1), True),  # depthwise
@@ -366,8 +397,9 @@ def test_direct_convolutions_match_the_interpreter(
     """A float32 convolution of dilation 1 is a direct convolution
     generated in the kernel's unit (`backend/llvm/convolution.py`), no call from
     Python: tails of output channels and of positions, asymmetric pads, a bias, a
-    1x3 filter, strides of 2 and of 3 by 2, 1x1 filters (a product per image, of the
-    input or of its first phase), depthwise and grouped convolutions (tiles within a
+    1x3 filter, strides of 2 and of 3 by 2, 1x1 filters (in place, the positions past
+    the whole tiles masked; or of the input's first phase), depthwise and grouped
+    convolutions (tiles within a
     group or across groups), batches of two, and the ReLU after it in the same
     kernel, all equal to the interpreter."""
     rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
@@ -387,9 +419,57 @@ def test_direct_convolutions_match_the_interpreter(
     expected = run_function(module, "main", [x, w, b])
     sources, program = _compiled(module, tmp_path)
     llvm = str(sources["cpu_0.ll"])
-    assert 'call void @"dflow.conv.' in llvm and "library calls from Python" not in llvm
+    assert re.search(r'call void @"dflow\.k\.\w+\.conv\.', llvm), "not the kernel's own"
+    assert '.elementwise"(' in llvm, "the ReLU is not fused"
+    assert "library calls from Python" not in llvm
     assert "lib.conv2d" not in str(sources["cpu_0.py"])
     assert_same(program.run("main", [x, w, b]), expected, ["y"], f32_atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "pads", "strides"),
+    [
+        ((2, 5, 6, 7), (10, 5, 3, 3), (1, 1, 1, 1), (1, 1)),  # rows copied out, batch 2
+        ((2, 6, 5, 7), (9, 6, 1, 1), (0, 0, 0, 0), (1, 1)),  # in place: 32 + 3 masked
+        ((1, 40, 8, 4), (24, 40, 1, 1), (0, 0, 0, 0), (1, 1)),  # in place, whole tiles
+        ((1, 4, 9, 8), (8, 4, 3, 3), (1, 1, 1, 1), (2, 2)),  # strided: 4 phases
+        ((1, 8, 9, 9), (8, 1, 3, 3), (1, 1, 1, 1), (1, 1)),  # depthwise
+    ],
+)
+def test_fused_rests_match_the_interpreter(
+    tmp_path: Path,
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    pads: tuple[int, int, int, int],
+    strides: tuple[int, int],
+) -> None:
+    """A convolution's elementwise rest runs on each piece of its output as it is
+    written (`backend/llvm/epilogue.py`): a bias, a residual add, ReLU6 and a
+    per-channel scale (MobileNet's block end, ResNet's), in both ways a convolution
+    writes (rows copied out of its scratch, or tiles written in place with a masked
+    last one), over batches of two, equal to the interpreter. A NaN and both
+    infinities in the residual pass through the clamp as NumPy's does."""
+    rng = np.random.default_rng(sum(x_shape) + sum(w_shape))
+    x, w = normal(rng, x_shape, "f32"), normal(rng, w_shape, "f32")
+    b, s = normal(rng, w_shape[:1], "f32"), normal(rng, (1, w_shape[0], 1, 1), "f32")
+    groups = x_shape[1] // w_shape[1]
+    graph = Graph("main")
+    gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
+    gb, gs = graph.input("b", b.shape, "f32"), graph.input("s", s.shape, "f32")
+    y = conv2d(gx, gw, gb, strides=strides, pads=pads, groups=groups)
+    r = normal(rng, y.shape, "f32")
+    r.flat[[0, 7, -1]] = [np.nan, np.inf, -np.inf]
+    gr = graph.input("r", r.shape, "f32")
+    graph.output((y + gr).maximum(0.0).minimum(6.0) * gs)
+    module = graph.module()
+    inputs = [x, w, b, s, r]
+    expected = run_function(module, "main", inputs)
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    assert '.elementwise"(' in llvm and "library calls from Python" not in llvm
+    (got,) = program.run("main", inputs)
+    assert np.isnan(got).any()
+    np.testing.assert_allclose(got, expected[0], rtol=1e-5, atol=1e-4, equal_nan=True)
 
 
 @pytest.mark.parametrize(

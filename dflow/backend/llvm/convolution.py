@@ -9,10 +9,11 @@ whatever the tap, and a vector of `VECTOR` positions is one load. Positions whos
 computes 63 positions for 49). Of strides `(sh, sw)`, the padded input is held as
 `sh * sw` phases, each the rows and columns of one remainder (`Wq = ceil(Wp / sw)`
 long), and tap `(i, j)` reads phase `(i % sh, j % sw)` at `p + (i / sh) * Wq +
-j / sw`: consecutive again. A 1x1 filter is a product per image instead (`SGEMM`:
-the weights, K x C, times the channels of the input or of its first phase). A max
-pool (`pool`) is generated the same way, each channel over its own plane of an
-input padded with -inf.
+j / sw`: consecutive again. A 1x1 filter of stride 1 and no pads (`in_place`) needs
+no copy: its input is its padded input and its output the tiles' layout, so its
+tiles read `x` and write `y`, the positions past the last whole tile in one tile
+of masked loads and stores. A max pool (`pool`) is generated the same way, each
+channel over its own plane of an input padded with -inf.
 
 A tile is `CHANNELS` output channels by `VECTORS` vectors of positions, its
 `CHANNELS * VECTORS` accumulators held in registers across the input channels and
@@ -46,24 +47,16 @@ VECTORS = 2
 CHANNELS = 8
 """Output channels per tile, by default."""
 
-SGEMM = "scipy_cblas_sgemm64_"
-"""NumPy's OpenBLAS's float32 product (64-bit integers), as `library.py` calls it."""
-
-
-def gemm_declaration(name: str, ty: str) -> str:
-    """The declaration of a `cblas_?gemm` of 64-bit integers, of `ty` scalars."""
-    return (
-        f"declare void @{name}(i32, i32, i32, i64, i64, i64, {ty}, ptr, i64, ptr, i64, {ty}, "
-        "ptr, i64)"
-    )
-
-
 FMA = "declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)"
 MEMSET = "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"
 MEMCPY = "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)"
+MASKED = (
+    "declare <16 x float> @llvm.masked.load.v16f32.p0(ptr, i32, <16 x i1>, <16 x float>)",
+    "declare void @llvm.masked.store.v16f32.p0(<16 x float>, ptr, i32, <16 x i1>)",
+)
 MALLOC = "declare ptr @malloc(i64)"
 FREE = "declare void @free(ptr)"
-DECLARATIONS = (FMA, MEMSET, MEMCPY, MALLOC, FREE, gemm_declaration(SGEMM, "float"))
+DECLARATIONS = (FMA, *MASKED, MEMSET, MEMCPY, MALLOC, FREE)
 """What a convolution function calls, declared once per module."""
 
 
@@ -99,6 +92,15 @@ class DirectConv:
     """Vectors of output positions per tile."""
     channels: int = CHANNELS
     """Output channels per tile."""
+    fused: str = ""
+    """The kernel whose elementwise rest (`epilogue.py`) this convolution runs on each
+    piece of its output as it writes it, while it is in the cache: it calls
+    `@"<fused>.elementwise"(<buffers>, f0, f1)` on the output's elements `[f0, f1)`
+    (row-major, of the whole batch), and is that kernel's own `@"<fused>.conv.<shapes>"`
+    (or `.max_pool.`).
+    Empty: it has none."""
+    buffers: int = 0
+    """The buffers the elementwise rest reads or writes, passed after `y`."""
 
     @property
     def padded(self) -> tuple[int, int]:
@@ -139,10 +141,18 @@ class DirectConv:
     @property
     def positions(self) -> int:
         """The padded positions computed per output channel: whole tiles covering
-        `oh * Wq`."""
+        `oh * Wq` (`oh * ow` itself `in_place`, its last tile masked)."""
         oh, _ = self.out
         count = oh * self.phase[1]
-        return -(-count // self.tile) * self.tile
+        return count if self.in_place else -(-count // self.tile) * self.tile
+
+    @property
+    def in_place(self) -> bool:
+        """A 1x1 filter of stride 1 and no padding (not a pool's): the input is its own
+        padded input and the output its own scratch (each channel's plane its
+        positions), so the tiles read `x` and write `y` themselves."""
+        unit = (self.kh, self.kw, self.sh, self.sw) == (1, 1, 1, 1)
+        return unit and not (self.top or self.left or self.bottom or self.right or self.pool)
 
     @property
     def input_floats(self) -> int:
@@ -153,38 +163,144 @@ class DirectConv:
 
     @property
     def name(self) -> str:
-        """The function's name: its shapes, so that a module defines each once."""
+        """The function's name: its shapes, so that a module defines each once (a
+        fused one, `<kernel>.` before them: its kernel's own)."""
         pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
         shapes = f"{self.n}x{self.c}x{self.h}x{self.w}.{self.k}x{self.kh}x{self.kw}"
         strides = "" if (self.sh, self.sw) == (1, 1) else f".s{self.sh}.{self.sw}"
         kind = "max_pool" if self.pool else "conv"
         groups = f".g{self.groups}" if self.groups > 1 else ""
         bias = ".bias" if self.bias else ""
-        return f"dflow.{kind}.{shapes}.p{pads}{strides}{groups}{bias}"
+        return f"{self.fused or 'dflow'}.{kind}.{shapes}.p{pads}{strides}{groups}{bias}"
 
     @property
     def group_channels(self) -> tuple[int, int]:
         """Input and output channels per group."""
         return self.c // self.groups, self.k // self.groups
 
-    @property
-    def pointwise(self) -> bool:
-        """A 1x1 filter of one group (not a pool's): a product per image, of the weights (K x C) by
-        the input's channels (C x positions), the input subsampled and padded first
-        where its strides or pads ask (the first phase is then the subsampled
-        input)."""
-        return self.kh == self.kw == 1 and self.groups == 1 and not self.pool
-
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
         its module."""
         writer = _Writer(self)
-        return "\n".join(writer.products if self.pointwise else writer.lines)
+        return "\n".join(writer.in_place if self.in_place else writer.lines)
 
 
 @dataclass
 class _Writer:
     conv: DirectConv
+    prefix: str = ""
+    """Of the labels and of the tile's base `%<prefix>pbase`: a second set of tiles
+    (the masked last one) in the same function."""
+    last: int = 0
+    """The positions of a masked last tile (0: every tile whole)."""
+
+    @property
+    def signature(self) -> str:
+        """`define internal void @<name>(ptr %x, [ptr %w,] [ptr %bias,] ptr %y, [ptr
+        %e<i>...]) {`."""
+        conv = self.conv
+        names = ["x", *(() if conv.pool else ("w",)), *(("bias",) if conv.bias else ())]
+        names += ["y", *(f"e{i}" for i in range(conv.buffers))]
+        parameters = ", ".join(f"ptr %{name}" for name in names)
+        return f'define internal void @"{conv.name}"({parameters}) {{'
+
+    def elementwise(self, first: str, count: int) -> list[str]:
+        """The elementwise rest called on the `count` elements from `first` (a
+        register), where the convolution has one."""
+        conv = self.conv
+        if not conv.fused:
+            return []
+        buffers = "".join(f"ptr %e{i}, " for i in range(conv.buffers))
+        return [
+            f"  {first}.end = add i64 {first}, {count}",
+            f'  call void @"{conv.fused}.elementwise"({buffers}i64 {first}, i64 {first}.end)',
+        ]
+
+    @property
+    def base(self) -> str:
+        """The first position of the tile: `%pbase`, or the masked tile's."""
+        return f"%{self.prefix}pbase"
+
+    @cached_property
+    def in_place(self) -> list[str]:
+        """The function of an `in_place` convolution: per image, its whole tiles of
+        positions, then a last tile of those left over, masked."""
+        conv = self.conv
+        full, last = divmod(conv.positions, conv.tile)
+        after_full = "mptile" if last else "out.done"
+        lines = [
+            self.signature,
+            "entry:",
+            "  br label %image",
+            "image:",
+            "  %n = phi i64 [ 0, %entry ], [ %n.next, %out.done ]",
+            f"  %x.at = mul i64 %n, {conv.c * conv.positions}",
+            "  %xp = getelementptr float, ptr %x, i64 %x.at",
+            f"  %y.at = mul i64 %n, {conv.k * conv.positions}",
+            "  %yp = getelementptr float, ptr %y, i64 %y.at",
+            f"  br label %{'ptile' if full else after_full}",
+        ]
+        if full:
+            lines += [
+                "ptile:",
+                "  %pb = phi i64 [ 0, %image ], [ %pb.next, %ptile.next ]",
+                f"  %pbase = mul i64 %pb, {conv.tile}",
+                *self.channel_tiles(),
+                "ptile.next:",
+                "  %pb.next = add i64 %pb, 1",
+                f"  %pb.more = icmp ult i64 %pb.next, {full}",
+                f"  br i1 %pb.more, label %ptile, label %{after_full}",
+            ]
+        if last:
+            lines += [
+                "mptile:",
+                f"  %mpbase = add i64 0, {full * conv.tile}",
+                *_Writer(conv, "m", last).channel_tiles(),
+                "mptile.next:",
+                "  br label %out.done",
+            ]
+        return [
+            *lines,
+            "out.done:",
+            "  %n.next = add i64 %n, 1",
+            f"  %n.more = icmp ult i64 %n.next, {conv.n}",
+            "  br i1 %n.more, label %image, label %end",
+            "end:",
+            "  ret void",
+            "}",
+        ]
+
+    def lanes(self, vector: int) -> int:
+        """The positions of vector `vector` of the tile that exist (16 but in a
+        masked last tile)."""
+        if not self.last:
+            return VECTOR
+        return max(0, min(VECTOR, self.last - vector * VECTOR))
+
+    def mask(self, vector: int) -> str:
+        """The lanes of `vector` that exist, as an LLVM `<16 x i1>` constant."""
+        lanes = self.lanes(vector)
+        return (
+            "<" + ", ".join(f"i1 {'true' if i < lanes else 'false'}" for i in range(VECTOR)) + ">"
+        )
+
+    def load(self, value: str, pointer: str, vector: int) -> str:
+        """`value` loaded from `pointer`, only the lanes that exist."""
+        if self.lanes(vector) == VECTOR:
+            return f"  {value} = load <16 x float>, ptr {pointer}, align 4"
+        return (
+            f"  {value} = call <16 x float> @llvm.masked.load.v16f32.p0(ptr {pointer}, i32 4, "
+            f"<16 x i1> {self.mask(vector)}, <16 x float> zeroinitializer)"
+        )
+
+    def store(self, value: str, pointer: str, vector: int) -> str:
+        """`value` stored to `pointer`, only the lanes that exist."""
+        if self.lanes(vector) == VECTOR:
+            return f"  store <16 x float> {value}, ptr {pointer}, align 4"
+        return (
+            f"  call void @llvm.masked.store.v16f32.p0(<16 x float> {value}, ptr {pointer}, "
+            f"i32 4, <16 x i1> {self.mask(vector)})"
+        )
 
     @cached_property
     def lines(self) -> list[str]:
@@ -192,10 +308,8 @@ class _Writer:
         tile of positions, the output rows copied out."""
         conv = self.conv
         x_bytes, y_bytes = 4 * conv.input_floats, 4 * conv.k * conv.positions
-        bias = "ptr %bias, " if conv.bias else ""
-        weights = "" if conv.pool else "ptr %w, "
         lines = [
-            f'define internal void @"{conv.name}"(ptr %x, {weights}{bias}ptr %y) {{',
+            self.signature,
             "entry:",
             f"  %xp = call ptr @malloc(i64 {x_bytes})",
             f"  %yp = call ptr @malloc(i64 {y_bytes})",
@@ -231,13 +345,15 @@ class _Writer:
         full tiles of `channels`, then one narrower tile of those left over."""
         conv = self.conv
         full, left = divmod(conv.k, conv.channels)
-        following = "tail" if left else "ptile.next"
-        lines = ["  br label %ktile" if full else f"  br label %{following}"]
+        p = self.prefix
+        following = f"{p}tail" if left else f"{p}ptile.next"
+        lines = [f"  br label %{p}ktile" if full else f"  br label %{following}"]
         if full:
-            lines += self.tiles("ktile", "ptile", full, conv.channels, 0, following)
+            lines += self.tiles(f"{p}ktile", f"{p}ptile", full, conv.channels, 0, following)
         if left:
-            before = "ktile.next" if full else "ptile"
-            lines += self.tiles("tail", before, 1, left, full * conv.channels, "ptile.next")
+            before = f"{p}ktile.next" if full else f"{p}ptile"
+            first = full * conv.channels
+            lines += self.tiles(f"{p}tail", before, 1, left, first, f"{p}ptile.next")
         return lines
 
     @property
@@ -308,80 +424,6 @@ class _Writer:
             "  %pk.next = add i64 %pk, 1",
             f"  %pk.more = icmp ult i64 %pk.next, {conv.c}",
             "  br i1 %pk.more, label %pool, label %ptile.next",
-        ]
-
-    @cached_property
-    def products(self) -> list[str]:
-        """A 1x1 convolution: per image one SGEMM (and the bias added after it), on
-        the input itself where it needs neither subsampling nor padding."""
-        conv = self.conv
-        oh, ow = conv.out
-        positions = oh * ow
-        copied = (conv.sh, conv.sw, conv.top, conv.left, conv.bottom, conv.right) != (
-            (1, 1) + (0,) * 4
-        )
-        x_bytes = 4 * conv.input_floats
-        bias = "ptr %bias, " if conv.bias else ""
-        lines = [f'define internal void @"{conv.name}"(ptr %x, ptr %w, {bias}ptr %y) {{']
-        lines += ["entry:", f"  %xp = call ptr @malloc(i64 {x_bytes})" if copied else ""]
-        lines += [
-            "  br label %image",
-            "image:",
-            "  %n = phi i64 [ 0, %entry ], [ %n.next, %image.done ]",
-        ]
-        if copied:
-            lines += [
-                f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {x_bytes}, i1 0)",
-                "  br label %rows",
-                *(self.rows() if (conv.sh, conv.sw) == (1, 1) else self.elements()),
-                "tiles:",
-                "  %b = getelementptr float, ptr %xp, i64 0",
-            ]
-        else:
-            lines += [
-                "  br label %tiles",
-                "tiles:",
-                f"  %b.at = mul i64 %n, {conv.c * conv.h * conv.w}",
-                "  %b = getelementptr float, ptr %x, i64 %b.at",
-            ]
-        one, zero = "0x3FF0000000000000", "0x0000000000000000"
-        lines += [
-            f"  %out.at = mul i64 %n, {conv.k * positions}",
-            "  %out = getelementptr float, ptr %y, i64 %out.at",
-            f"  call void @{SGEMM}(i32 101, i32 111, i32 111, i64 {conv.k}, i64 {positions}, "
-            f"i64 {conv.c}, float {one}, ptr %w, i64 {conv.c}, ptr %b, i64 {positions}, "
-            f"float {zero}, ptr %out, i64 {positions})",
-        ]
-        lines += self.bias_added(positions) if conv.bias else ["  br label %image.done"]
-        lines += [
-            "image.done:",
-            "  %n.next = add i64 %n, 1",
-            f"  %n.more = icmp ult i64 %n.next, {conv.n}",
-            "  br i1 %n.more, label %image, label %end",
-            "end:",
-            "  call void @free(ptr %xp)" if copied else "",
-            "  ret void",
-            "}",
-        ]
-        return [line for line in lines if line]
-
-    def bias_added(self, positions: int) -> list[str]:
-        """Each output channel's bias added to its positions of image `%n`."""
-        count = self.conv.k * positions
-        return [
-            "  br label %bias.add",
-            "bias.add:",
-            "  %ba = phi i64 [ 0, %tiles ], [ %ba.next, %bias.add ]",
-            f"  %ba.k = udiv i64 %ba, {positions}",
-            "  %ba.bp = getelementptr float, ptr %bias, i64 %ba.k",
-            "  %ba.b = load float, ptr %ba.bp",
-            "  %ba.yp = getelementptr float, ptr %out, i64 %ba",
-            "  %ba.y = load float, ptr %ba.yp",
-            "  %ba.sum = fadd float %ba.y, %ba.b",
-            "  store float %ba.sum, ptr %ba.yp",
-            "  %ba.next = add i64 %ba, 1",
-            f"  %ba.more = icmp ult i64 %ba.next, {count}",
-            "  br i1 %ba.more, label %bias.add, label %image.done",
         ]
 
     def rows(self) -> list[str]:
@@ -483,9 +525,10 @@ class _Writer:
         conv = self.conv
         taps = conv.kh * conv.kw
         acc = [[f"%{label}.a{q}.{v}" for v in range(conv.vectors)] for q in range(channels)]
+        latch = f"{label}.e.done" if conv.fused and conv.in_place else f"{label}.store"
         lines = [
             f"{label}:",
-            f"  %{label}.kb = phi i64 [ 0, %{before} ], [ %{label}.kb.next, %{label}.store ]",
+            f"  %{label}.kb = phi i64 [ 0, %{before} ], [ %{label}.kb.next, %{latch} ]",
             f"  %{label}.tiled = mul i64 %{label}.kb, {channels}",
             f"  %{label}.first = add i64 %{label}.tiled, {first}",
         ]
@@ -534,15 +577,16 @@ class _Writer:
         for q in range(channels):
             lines += [
                 f"  %{label}.y{q}.row = mul i64 %{label}.k{q}, {conv.positions}",
-                f"  %{label}.y{q} = add i64 %{label}.y{q}.row, %pbase",
+                f"  %{label}.y{q} = add i64 %{label}.y{q}.row, {self.base}",
             ]
             for v in range(conv.vectors):
                 at = f"%{label}.y{q}.{v}"
                 lines += [
                     f"  {at}.i = add i64 %{label}.y{q}, {v * VECTOR}",
                     f"  {at} = getelementptr float, ptr %yp, i64 {at}.i",
-                    f"  store <16 x float> {acc[q][v]}.t{taps - 1}, ptr {at}, align 4",
+                    self.store(f"{acc[q][v]}.t{taps - 1}", at, v),
                 ]
+        lines += self.tile_elementwise(label, channels)
         lines += [
             f"  %{label}.kb.next = add i64 %{label}.kb, 1",
             f"  %{label}.kb.more = icmp ult i64 %{label}.kb.next, {count}",
@@ -551,6 +595,28 @@ class _Writer:
             f"  br label %{after}",
         ]
         return lines
+
+    def tile_elementwise(self, label: str, channels: int) -> list[str]:
+        """Written in place, the elementwise rest of the tile's positions of each of
+        its `channels`, in a loop after its stores (one call to inline)."""
+        conv = self.conv
+        if not (conv.fused and conv.in_place):
+            return []
+        e = f"%{label}.e"
+        return [
+            f"  br label {e}",
+            f"{label}.e:",
+            f"  {e}.q = phi i64 [ 0, %{label}.store ], [ {e}.q.next, {e} ]",
+            f"  {e}.k = add i64 %{label}.first, {e}.q",
+            f"  {e}.kp = mul i64 {e}.k, {conv.positions}",
+            f"  {e}.p = add i64 {e}.kp, {self.base}",
+            f"  {e}.f = add i64 %y.at, {e}.p",
+            *self.elementwise(f"{e}.f", self.last or conv.tile),
+            f"  {e}.q.next = add i64 {e}.q, 1",
+            f"  {e}.q.more = icmp ult i64 {e}.q.next, {channels}",
+            f"  br i1 {e}.q.more, label {e}, label %{label}.e.done",
+            f"{label}.e.done:",
+        ]
 
     def bases(self, label: str, channels: range) -> list[str]:
         """Where channel `ci` of the group of each of `channels` (one, the tile's
@@ -566,7 +632,7 @@ class _Writer:
                 f"  {base}.gc = mul i64 {base}.g, {cg}",
                 f"  {base}.c = add i64 {base}.gc, %{label}.ci",
                 f"  {base}.plane = mul i64 {base}.c, {conv.plane}",
-                f"  {base} = add i64 {base}.plane, %pbase",
+                f"  {base} = add i64 {base}.plane, {self.base}",
             ]
         return lines
 
@@ -585,7 +651,7 @@ class _Writer:
                 lines += [
                     f"  {t}.o{r}.{v} = add i64 {t}.off{r}, {v * VECTOR}",
                     f"  {t}.p{r}.{v} = getelementptr float, ptr %xp, i64 {t}.o{r}.{v}",
-                    f"  {t}.x{r}.{v} = load <16 x float>, ptr {t}.p{r}.{v}, align 4",
+                    self.load(f"{t}.x{r}.{v}", f"{t}.p{r}.{v}", v),
                 ]
         for q in range(channels):
             r = 0 if shared else q
@@ -626,6 +692,7 @@ class _Writer:
             "  %o.from = getelementptr float, ptr %yp, i64 %o.src",
             "  %o.to = getelementptr float, ptr %y, i64 %o.dst",
             f"  call void @llvm.memcpy.p0.p0.i64(ptr %o.to, ptr %o.from, i64 {4 * ow}, i1 0)",
+            *self.elementwise("%o.dst", ow),
             "  %o.next = add i64 %o, 1",
             f"  %o.more = icmp ult i64 %o.next, {conv.k * oh}",
             "  br i1 %o.more, label %out.row, label %out.done",

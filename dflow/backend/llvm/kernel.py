@@ -17,7 +17,7 @@ refused with an `UnsupportedKernelError` naming the op.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from math import prod
 from typing import Any, cast
@@ -29,7 +29,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from dflow.backend.llvm import threads, vectors, vmath
-from dflow.backend.llvm.convolution import FREE, MALLOC
+from dflow.backend.llvm.convolution import FREE, MALLOC, DirectConv
+from dflow.backend.llvm.epilogue import Elementwise, fusable
 from dflow.backend.llvm.library import (
     direct_convolution,
     direct_pool,
@@ -124,7 +125,8 @@ class KernelPrinter:
     """Whether outer parallel loops are split over threads (`threads.py`)."""
     lines: list[str] = field(default_factory=list[str])
     chunks: list[list[str]] = field(default_factory=list[list[str]])
-    """The functions of the loops split over threads, printed after the kernel."""
+    """The functions printed after the kernel: of the loops split over threads, and
+    of a convolution with its elementwise rest fused (`epilogue.py`)."""
     kernel: str = ""
     calls_made: bool = False
     """Whether the kernel's library calls are made before it, from Python (an
@@ -138,6 +140,10 @@ class KernelPrinter:
     """How many times the loop being printed runs per call (None: not a constant)."""
     scalar_loops: list[int] = field(default_factory=list[int])
     """The metadata node of each loop left scalar (`SCALAR_LOOP_MAX_TRIPS`)."""
+    fused: dict[scf.ParallelOp, tuple[func.CallOp, DirectConv, Elementwise]] = field(
+        default_factory=dict[scf.ParallelOp, tuple[func.CallOp, DirectConv, Elementwise]]
+    )
+    """The convolutions whose call waits for their elementwise rest, by its loop."""
 
     def fresh(self, hint: str = "v") -> str:
         self.counter += 1
@@ -240,7 +246,11 @@ class KernelPrinter:
             return
         conv = direct_convolution(op) or direct_pool(op)
         if conv is not None:
-            print_convolution(self, op, conv)
+            rest = fusable(op, conv)
+            if rest is None:
+                print_convolution(self, op, conv)
+            else:
+                self.fused[rest.loop] = (op, conv, rest)
             return
         found = library_routine(op)
         if found is None:
@@ -416,10 +426,63 @@ class KernelPrinter:
     def parallel(self, op: scf.ParallelOp) -> None:
         """Nested loops, or with `parallel` the outer one split over threads
         (`threads.py`)."""
-        if self.parallel_loops and threads.splits(op):
+        found = self.fused.pop(op, None)
+        if found is not None:
+            self.fused_convolution(*found)
+        elif self.parallel_loops and threads.splits(op):
             threads.outline(self, op, self.kernel)
         else:
             self.chunk_loop(op, None)
+
+    def fused_convolution(self, call: func.CallOp, conv: DirectConv, rest: Elementwise) -> None:
+        """The convolution `call` makes, here where its elementwise rest was, calling
+        the rest's function on each piece of its output (`epilogue.py`)."""
+        self.chunks.append(self.elementwise_function(rest))
+        conv = replace(conv, fused=self.kernel, buffers=len(rest.buffers))
+        print_convolution(self, call, conv, [self.value(b) for b in rest.buffers])
+
+    def elementwise_function(self, rest: Elementwise) -> list[str]:
+        """`@"<kernel>.elementwise"(ptr %e<i>..., i64 %f0, i64 %f1)`: the body of the
+        rest's loop on its elements `[f0, f1)`, one run of its innermost loop after the
+        other (the outer induction variables rebuilt from the run's first element)."""
+        printer = KernelPrinter(self.declarations, kernel=self.kernel, trips=None)
+        printer.names.update(self.names)
+        printer.names.update({b: f"%e{i}" for i, b in enumerate(rest.buffers)})
+        parameters = "".join(f"ptr %e{i}, " for i in range(len(rest.buffers)))
+        printer.lines.append(
+            f'define internal void @"{self.kernel}.elementwise"({parameters}i64 %f0, i64 %f1) '
+            "alwaysinline {"
+        )
+        printer.label("entry")
+        printer.emit("br label %run")
+        printer.label("run")
+        phi = len(printer.lines)
+        body = rest.loop.body.block
+        *outer, inner = body.args
+        for axis, induction in enumerate(outer):
+            run = printer.let(f"udiv i64 %f, {prod(rest.extents[axis + 1 :])}")
+            printer.names[induction] = printer.let(f"urem i64 {run}, {rest.extents[axis]}")
+        start = printer.let(f"urem i64 %f, {rest.extents[-1]}")
+        room = printer.let(f"sub i64 {rest.extents[-1]}, {start}")
+        left = printer.let("sub i64 %f1, %f")
+        shorter = printer.let(f"icmp ult i64 {left}, {room}")
+        count = printer.let(f"select i1 {shorter}, i64 {left}, i64 {room}")
+        end = printer.let(f"add i64 {start}, {count}")
+
+        def each() -> list[str]:
+            printer.ops(body)
+            return []
+
+        printer.loop(inner, Carried([], []), (start, end, "1"), each)
+        following = printer.let(f"add i64 %f, {count}")
+        more = printer.let(f"icmp ult i64 {following}, %f1")
+        printer.emit(f"br i1 {more}, label %run, label %exit")
+        printer.lines.insert(
+            phi, f"  %f = phi i64 [ %f0, %entry ], [ {following}, %{printer.block} ]"
+        )
+        printer.label("exit")
+        printer.emit("ret void")
+        return [*printer.lines, "}"]
 
     def chunk_loop(self, op: scf.ParallelOp, outer: tuple[str, str, str] | None) -> None:
         """The loops of `op`, the outer one over `outer`'s bounds where given."""

@@ -20,6 +20,7 @@ such a kernel makes its calls from Python (`program.py`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import prod
 from typing import TYPE_CHECKING, cast
 
@@ -27,14 +28,29 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Attribute, SSAValue
 
-from dflow.backend.llvm.convolution import DECLARATIONS, SGEMM, DirectConv, gemm_declaration
+from dflow.backend.llvm.convolution import DECLARATIONS, DirectConv
 from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 if TYPE_CHECKING:
     from dflow.backend.llvm.kernel import KernelPrinter
 
+SGEMM = "scipy_cblas_sgemm64_"
+"""NumPy's OpenBLAS's float32 product (64-bit integers)."""
+
+
+def gemm_declaration(name: str, ty: str) -> str:
+    """The declaration of a `cblas_?gemm` of 64-bit integers, of `ty` scalars."""
+    return (
+        f"declare void @{name}(i32, i32, i32, i64, i64, i64, {ty}, ptr, i64, ptr, i64, {ty}, "
+        "ptr, i64)"
+    )
+
+
 GEMM = {"f32": (SGEMM, "float"), "f64": ("scipy_cblas_dgemm64_", "double")}
 """Each float element's CBLAS product in NumPy's OpenBLAS, and its LLVM type."""
+
+GEMV = {"f32": "scipy_cblas_sgemv64_", "f64": "scipy_cblas_dgemv64_"}
+"""Each float element's CBLAS matrix-vector product in NumPy's OpenBLAS."""
 
 ROW_MAJOR, NO_TRANSPOSE, TRANSPOSE = 101, 111, 112
 """The CBLAS enumerations (`CblasRowMajor`, `CblasNoTrans`, `CblasTrans`)."""
@@ -57,8 +73,11 @@ def direct_convolution(op: func.CallOp) -> DirectConv | None:
     ResNet-18 and of the conv net benchmark with a filter larger than 1x1 ran faster
     direct (80-110 of stride 1, 79-105 of stride 2 with the 7x7 stem) than as im2col
     and SGEMM (48-91, 64-83), and as fast as PyTorch or faster at stride 1 except at
-    256 channels (101 against 109); a 1x1 filter, a product per image, runs as the
-    numba routine's product does (74-103) without numba. Depthwise convolutions of
+    256 channels (101 against 109). A 1x1 filter ran faster direct than as a
+    product per image (OpenBLAS's SGEMM) at every shape of MobileNet-V2's and
+    ResNet-50's: 85-116 against 33-98 of stride 1 (100-116 against 68-98 from 14x14
+    up; the products of 16-32 input channels ran at 33-52), 37-79 against 32-67 of
+    stride 2, and faster than PyTorch at each. Depthwise convolutions of
     MobileNet-V2's shapes ran 1.7-12x faster than numba's routine and 1.1-2.1x
     faster than PyTorch; grouped ones (4 and 8 groups) 2.3x and 1.1-1.4x."""
     callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
@@ -86,11 +105,21 @@ def direct_pool(op: func.CallOp) -> DirectConv | None:
     return DirectConv(n, c, h, w, c, kh, kw, top, left, bottom, right, False, sh, sw, pool=True)
 
 
-def print_convolution(printer: KernelPrinter, op: func.CallOp, conv: DirectConv) -> None:
-    """The direct convolution `op` calls: its function defined in the unit, called."""
-    printer.declarations.update([*DECLARATIONS, conv.definition()])
+def print_convolution(
+    printer: KernelPrinter, op: func.CallOp, conv: DirectConv, rest: Sequence[str] = ()
+) -> None:
+    """The direct convolution `op` calls: its function defined in the unit (once for
+    all its kernels, or after the kernel with its elementwise `rest`'s buffers),
+    called."""
+    printer.declarations.update(DECLARATIONS)
+    if conv.fused:
+        printer.chunks.append(conv.definition().splitlines())
+    else:
+        printer.declarations.add(conv.definition())
     buffers = op.arguments[: 2 if conv.pool else 4 if conv.bias else 3]
-    arguments = ", ".join(f"ptr {printer.value(v)}" for v in buffers)
+    arguments = ", ".join(
+        [*(f"ptr {printer.value(v)}" for v in buffers), *(f"ptr {r}" for r in rest)]
+    )
     printer.emit(f'call void @"{conv.name}"({arguments})')
 
 
@@ -137,7 +166,14 @@ def print_product(printer: KernelPrinter, op: func.CallOp, routine: str, element
 
 
 class Gemm:
-    """One `cblas_?gemm` call of fixed sizes, on pointers given per call."""
+    """One `cblas_?gemm` call of fixed sizes, on pointers given per call; of one row, a
+    `cblas_?gemv` instead (`out = op(b)^T a`).
+
+    A product of one row (a batch-1 classifier, a decoder's step) reads each weight
+    once: OpenBLAS's SGEMM packs the whole of `b` first, SGEMV reads it in place.
+    Measured on one core (2026-11-29): 1 x 1280 by 1280 x 1000 (MobileNet-V2's
+    classifier) 686 us as SGEMM of `b` transposed, 241 us not, 67 us as SGEMV either
+    way; 1 x 768 by 768 x 768 38 and 32 us; as fast or faster at every size tried."""
 
     def __init__(
         self,
@@ -150,16 +186,41 @@ class Gemm:
         self.printer = printer
         self.name, self.ty = GEMM[element]
         self.sizes, self.leading, self.transposes = sizes, leading, transposes
-        printer.declarations.add(gemm_declaration(self.name, self.ty))
+        if sizes[0] == 1:
+            self.name = GEMV[element]
+            printer.declarations.add(
+                f"declare void @{self.name}(i32, i32, i64, i64, {self.ty}, ptr, i64, ptr, i64, "
+                f"{self.ty}, ptr, i64)"
+            )
+        else:
+            printer.declarations.add(gemm_declaration(self.name, self.ty))
 
     def call(self, a: str, b: str, out: str) -> None:
         rows, columns, inner = self.sizes
+        if rows == 1:
+            self.vector_call(a, b, out)
+            return
         op_a, op_b = (TRANSPOSE if t else NO_TRANSPOSE for t in self.transposes)
         one, zero = "0x3FF0000000000000", "0x0000000000000000"
         self.printer.emit(
             f"call void @{self.name}(i32 {ROW_MAJOR}, i32 {op_a}, i32 {op_b}, i64 {rows}, "
             f"i64 {columns}, i64 {inner}, {self.ty} {one}, ptr {a}, i64 {self.leading[0]}, "
             f"ptr {b}, i64 {self.leading[1]}, {self.ty} {zero}, ptr {out}, i64 {columns})"
+        )
+
+    def vector_call(self, a: str, b: str, out: str) -> None:
+        """`out = op(b)^T a` as one GEMV: of `b` (inner x columns, row major) its
+        transpose, of `b` transposed (columns x inner) itself. `a`, a row or (as
+        `op(a)`) a column, is contiguous either way."""
+        _, columns, inner = self.sizes
+        transposed = self.transposes[1]
+        rows_b, columns_b = (columns, inner) if transposed else (inner, columns)
+        op_b = NO_TRANSPOSE if transposed else TRANSPOSE
+        one, zero = "0x3FF0000000000000", "0x0000000000000000"
+        self.printer.emit(
+            f"call void @{self.name}(i32 {ROW_MAJOR}, i32 {op_b}, i64 {rows_b}, i64 {columns_b}, "
+            f"{self.ty} {one}, ptr {b}, i64 {self.leading[1]}, ptr {a}, i64 1, {self.ty} {zero}, "
+            f"ptr {out}, i64 1)"
         )
 
 

@@ -1,5 +1,5 @@
-// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | filecheck %s
-// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(u.split(chr(10), 1)[1]).verify() for m in sys.stdin.read().split('; ----- ')[1:] for u in m.split('// -' '----')[0].split('; ===== unit ')[1:]]"
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-collapse-loops,df-lower-host -t df-llvm | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p df-fuse,df-bufferize,df-plan-buffers,df-collapse-loops,df-lower-host -t df-llvm | %python -c "import sys; from llvmlite import binding as b; [b.parse_assembly(u.split(chr(10), 1)[1]).verify() for m in sys.stdin.read().split('; ----- ')[1:] for u in m.split('// -' '----')[0].split('; ===== unit ')[1:]]"
 
 // A float32 convolution of stride 1, dilation 1 and one group is a direct convolution
 // generated for its shapes (backend/llvm/convolution.py), defined in the kernel's unit
@@ -52,8 +52,10 @@ func.func @conv(%x: tensor<1x2x5x6xf32>, %w: tensor<10x2x3x3xf32>, %b: tensor<10
 // odd columns each in a loop of their own (3 each) to their phase, and tap (i, j)
 // reads phase (i % 2, j % 2) at p + (i / 2) * 3 + j / 2, so tap (1, 2) at phase 2's
 // 36 plus 0 * 3 + 1.
+// The ReLU after it is fused (see @residual): the convolution is the kernel's own,
+// named after the kernel and its shapes.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define internal void @"dflow.conv.1x2x6x6.4x3x3.p0.0.0.0.s2.2"(ptr %x, ptr %w, ptr %y) {
+// CHECK:       define internal void @"{{dflow.k.[0-9a-f]+}}.conv.1x2x6x6.4x3x3.p0.0.0.0.s2.2"(ptr %x, ptr %w, ptr %y, ptr %e0) {
 // CHECK:       rows:
 // CHECK:         %r.prow = urem i64 %r.row, 2
 // CHECK:         %r.phase = mul i64 %r.prow, 36
@@ -73,6 +75,116 @@ func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 
 // -----
 
+// The elementwise rest of a convolution's kernel (the residual add and the ReLU) runs
+// on each output row as the convolution copies it out, while it is in the cache: the
+// kernel's loop becomes @<kernel>.elementwise on the elements [f0, f1) of the output,
+// one run of its innermost loop after the other (the loop collapsed to one run of
+// the 120 elements: each row's run starts at f % 120 and takes the row's 6), and the
+// kernel calls its own convolution with the loop's buffers (the output, then the
+// residual). No loop is left in the kernel.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define void @"[[K:dflow.k.[0-9a-f]+]]"(ptr %a0, ptr %a1, ptr %a2, ptr %[[R:a[0-9]]], ptr %[[Y:a[0-9]]]) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    call void @"[[K]].[[CONV:conv.1x4x5x6.4x3x3.p1.1.1.1.bias]]"(ptr %a0, ptr %a1, ptr %a2, ptr %[[Y]], ptr %[[Y]], ptr %[[R]])
+// CHECK-NEXT:    ret void
+// CHECK:       define internal void @"[[K]].elementwise"(ptr %e0, ptr %e1, i64 %f0, i64 %f1) alwaysinline {
+// CHECK:       run:
+// CHECK-NEXT:    %f = phi i64 [ %f0, %entry ], [ %[[NEXT:v[0-9]+]], %{{done[0-9]+}} ]
+// CHECK-NEXT:    %[[START:v[0-9]+]] = urem i64 %f, 120
+// CHECK-NEXT:    %[[ROOM:v[0-9]+]] = sub i64 120, %[[START]]
+// CHECK-NEXT:    %[[LEFT:v[0-9]+]] = sub i64 %f1, %f
+// CHECK:         phi i64 [ %[[START]], %run ]
+// CHECK:         %[[S:v[0-9]+]] = load float, ptr %{{p[0-9]+}}
+// CHECK:         %[[RES:v[0-9]+]] = load float, ptr %{{p[0-9]+}}
+// CHECK:         fadd float %[[S]], %[[RES]]
+// CHECK:         select i1
+// CHECK:         store float
+// CHECK:         %[[NEXT]] = add i64 %f, %{{v[0-9]+}}
+// CHECK-NEXT:    %[[MORE:v[0-9]+]] = icmp ult i64 %[[NEXT]], %f1
+// CHECK-NEXT:    br i1 %[[MORE]], label %run, label %exit
+// CHECK:       define internal void @"[[K]].[[CONV]]"(ptr %x, ptr %w, ptr %bias, ptr %y, ptr %e0, ptr %e1) {
+// CHECK:       out.row:
+// CHECK:         call void @llvm.memcpy.p0.p0.i64(ptr %o.to, ptr %o.from, i64 24, i1 0)
+// CHECK-NEXT:    %o.dst.end = add i64 %o.dst, 6
+// CHECK-NEXT:    call void @"[[K]].elementwise"(ptr %e0, ptr %e1, i64 %o.dst, i64 %o.dst.end)
+func.func @residual(%x: tensor<1x4x5x6xf32>, %w: tensor<4x4x3x3xf32>, %b: tensor<4xf32>, %r: tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32> {
+  %y = df.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x6xf32>, tensor<4x4x3x3xf32>, tensor<4xf32>) -> tensor<1x4x5x6xf32>
+  %s = df.add %y, %r : (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  %a = df.relu %s : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  func.return %a : tensor<1x4x5x6xf32>
+}
+
+// -----
+
+// Written in place (a 1x1 filter), each tile's channels are handed over after its
+// stores: a loop over its 8 channels calls the rest (here a ReLU6) on the tile's
+// positions of each, 20 in this tile (the masked one: all 4 x 5 positions).
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].elementwise"(ptr %e0, i64 %f0, i64 %f1) alwaysinline {
+// CHECK:         fcmp ogt float
+// CHECK:         fcmp olt float %{{v[0-9]+}}, 0x4018000000000000
+// CHECK:       define internal void @"[[K]].conv.1x8x4x5.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y, ptr %e0) {
+// CHECK:       mktile.store:
+// CHECK:       mktile.e:
+// CHECK-NEXT:    %mktile.e.q = phi i64 [ 0, %mktile.store ], [ %mktile.e.q.next, %mktile.e ]
+// CHECK-NEXT:    %mktile.e.k = add i64 %mktile.first, %mktile.e.q
+// CHECK-NEXT:    %mktile.e.kp = mul i64 %mktile.e.k, 20
+// CHECK-NEXT:    %mktile.e.p = add i64 %mktile.e.kp, %mpbase
+// CHECK-NEXT:    %mktile.e.f = add i64 %y.at, %mktile.e.p
+// CHECK-NEXT:    %mktile.e.f.end = add i64 %mktile.e.f, 20
+// CHECK-NEXT:    call void @"[[K]].elementwise"(ptr %e0, i64 %mktile.e.f, i64 %mktile.e.f.end)
+// CHECK:         %mktile.e.q.more = icmp ult i64 %mktile.e.q.next, 8
+func.func @pointwise_relu6(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x8x4x5xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32>
+  %lo = df.constant dense<0.0> : tensor<f32>
+  %hi = df.constant dense<6.0> : tensor<f32>
+  %m = df.maximum %y, %lo : (tensor<1x16x4x5xf32>, tensor<f32>) -> tensor<1x16x4x5xf32>
+  %c = df.minimum %m, %hi : (tensor<1x16x4x5xf32>, tensor<f32>) -> tensor<1x16x4x5xf32>
+  func.return %c : tensor<1x16x4x5xf32>
+}
+
+// -----
+
+// An addend that varies along rows but not columns keeps the rest's loop a nest whose
+// innermost run is a row (5 elements), while the convolution, written in place,
+// hands over tiles of 20 positions across rows: the function takes the tile's rows
+// one run after the other, each run's row index rebuilt from its first element.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].elementwise"(ptr %e0, ptr %e1, i64 %f0, i64 %f1) alwaysinline {
+// CHECK:       run:
+// CHECK:         %[[ROWS:v[0-9]+]] = udiv i64 %f, 5
+// CHECK-NEXT:    %[[ROW:v[0-9]+]] = urem i64 %[[ROWS]], 4
+// CHECK-NEXT:    %[[START:v[0-9]+]] = urem i64 %f, 5
+// CHECK-NEXT:    %{{v[0-9]+}} = sub i64 5, %[[START]]
+// CHECK:       define internal void @"[[K]].conv.1x8x4x5.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y, ptr %e0, ptr %e1) {
+func.func @rows_apart(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>, %r: tensor<1x1x4x1xf32>) -> tensor<1x16x4x5xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x8x4x5xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32>
+  %s = df.add %y, %r : (tensor<1x16x4x5xf32>, tensor<1x1x4x1xf32>) -> tensor<1x16x4x5xf32>
+  func.return %s : tensor<1x16x4x5xf32>
+}
+
+// -----
+
+// Not fused: a squeeze-and-excitation gate's rest runs over the gated input's 150
+// elements, not over the convolution's 6 (which it broadcasts), so it is not the
+// convolution's elementwise rest. The convolution is the shared one, named after its
+// shapes, into a scratch buffer, and the loop stays in the kernel after its call.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define void @"{{dflow.k.[0-9a-f]+}}"(ptr %a0, ptr %a1, ptr %a2, ptr %a3) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    %[[S:scratch[0-9]+]] = call ptr @malloc(i64 24)
+// CHECK-NEXT:    call void @"dflow.conv.1x3x1x1.6x1x1.p0.0.0.0"(ptr %a0, ptr %a1, ptr %[[S]])
+// CHECK-NEXT:    br label %loop
+// CHECK-NOT:   elementwise
+func.func @gate(%p: tensor<1x3x1x1xf32>, %w: tensor<6x3x1x1xf32>, %x: tensor<1x6x5x5xf32>) -> tensor<1x6x5x5xf32> {
+  %y = df.conv2d %p, %w : (tensor<1x3x1x1xf32>, tensor<6x3x1x1xf32>) -> tensor<1x6x1x1xf32>
+  %s = df.sigmoid %y : (tensor<1x6x1x1xf32>) -> tensor<1x6x1x1xf32>
+  %g = df.mul %s, %x : (tensor<1x6x1x1xf32>, tensor<1x6x5x5xf32>) -> tensor<1x6x5x5xf32>
+  func.return %g : tensor<1x6x5x5xf32>
+}
+
+// -----
+
 // A dilated convolution is numba's routine, called from Python before the kernel's
 // LLVM epilogue (the ReLU).
 // CHECK-LABEL: ; ----- cpu:0 -----
@@ -86,16 +198,28 @@ func.func @dilated(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 
 // -----
 
-// A 1x1 filter is a product per image: the weights (16 x 8) times the input's
-// channels (8 x 16 positions), on the input itself (no stride, no pads).
+// A 1x1 filter of stride 1 and no pads needs no copy: its input is its own padded
+// input (each channel's plane its 4 x 5 = 20 positions) and its output the tiles'
+// layout, so the tiles read x and write y. The 20 positions, fewer than a tile of 32,
+// make one masked tile: its second vector loads and stores its first 4 lanes only.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define internal void @"dflow.conv.1x8x4x4.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y) {
+// CHECK:       define internal void @"dflow.conv.1x8x4x5.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y) {
 // CHECK-NOT:     malloc
-// CHECK:         %b = getelementptr float, ptr %x, i64 %b.at
-// CHECK:         call void @scipy_cblas_sgemm64_(i32 101, i32 111, i32 111, i64 16, i64 16, i64 8, float 0x3FF0000000000000, ptr %w, i64 8, ptr %b, i64 16, float 0x0000000000000000, ptr %out, i64 16)
-func.func @pointwise(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
-  %y = df.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x4xf32>
-  func.return %y : tensor<1x16x4x4xf32>
+// CHECK:         %xp = getelementptr float, ptr %x, i64 %x.at
+// CHECK:         %yp = getelementptr float, ptr %y, i64 %y.at
+// CHECK-NOT:     memcpy
+// CHECK:       mktile.chan:
+// CHECK:         %mktile.t0.x0.0 = load <16 x float>, ptr %mktile.t0.p0.0, align 4
+// CHECK:         %mktile.t0.x0.1 = call <16 x float> @llvm.masked.load.v16f32.p0(ptr %mktile.t0.p0.1, i32 4, <16 x i1> <i1 true, i1 true, i1 true, i1 true, i1 false, {{.*}}>, <16 x float> zeroinitializer)
+// CHECK:       mktile.store:
+// CHECK:         %mktile.y0.row = mul i64 %mktile.k0, 20
+// CHECK:         store <16 x float> %mktile.a0.0.t0, ptr %mktile.y0.0, align 4
+// CHECK:         call void @llvm.masked.store.v16f32.p0(<16 x float> %mktile.a0.1.t0, ptr %mktile.y0.1, i32 4, <16 x i1> <i1 true, i1 true, i1 true, i1 true, i1 false, {{.*}}>)
+// CHECK-NOT:     memcpy
+// CHECK:         ret void
+func.func @pointwise(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x8x4x5xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32>
+  func.return %y : tensor<1x16x4x5xf32>
 }
 
 // -----
