@@ -382,6 +382,10 @@ def test_maximum_and_minimum_are_numpys_bit_for_bit(tmp_path: Path, dtype: str) 
         ((1, 3, 6, 6), (5, 3, 1, 1), (1, 0, 2, 1), (2, 1), True),  # of a padded phase
         ((1, 8, 9, 9), (8, 1, 3, 3), (1, 1, 1, 1), (1, 1), True),  # depthwise
         ((2, 6, 8, 7), (12, 1, 3, 3), (1, 1, 1, 1), (2, 2), False),  # depthwise, x2
+        ((2, 3, 11, 37), (3, 1, 5, 5), (2, 2, 2, 2), (1, 1), True),  # 3 vectors a row
+        ((1, 4, 12, 35), (4, 1, 5, 5), (2, 1, 1, 2), (2, 2), True),  # stride 2, 2 vectors
+        ((1, 2, 7, 40), (4, 1, 3, 4), (0, 3, 2, 0), (1, 2), False),  # (1, 2), 4 columns
+        ((1, 3, 5, 4), (3, 1, 3, 7), (1, 3, 1, 3), (2, 1), True),  # wider than the input
         ((1, 4, 7, 7), (16, 2, 3, 3), (1, 1, 1, 1), (1, 1), True),  # 2 groups of 8
         ((1, 6, 6, 6), (9, 2, 1, 1), (0, 0, 0, 0), (1, 1), False),  # 3 groups of 3, 1x1
     ],
@@ -433,7 +437,8 @@ def test_direct_convolutions_match_the_interpreter(
         ((2, 6, 5, 7), (9, 6, 1, 1), (0, 0, 0, 0), (1, 1)),  # in place: 32 + 3 masked
         ((1, 40, 8, 4), (24, 40, 1, 1), (0, 0, 0, 0), (1, 1)),  # in place, whole tiles
         ((1, 4, 9, 8), (8, 4, 3, 3), (1, 1, 1, 1), (2, 2)),  # strided: 4 phases
-        ((1, 8, 9, 9), (8, 1, 3, 3), (1, 1, 1, 1), (1, 1)),  # depthwise
+        ((1, 8, 9, 9), (8, 1, 3, 3), (1, 1, 1, 1), (1, 1)),  # depthwise, row by row
+        ((2, 4, 10, 20), (8, 1, 5, 5), (2, 2, 2, 2), (2, 2)),  # depthwise, stride 2
     ],
 )
 def test_fused_rests_match_the_interpreter(

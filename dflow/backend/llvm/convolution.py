@@ -38,8 +38,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-VECTOR = 16
-"""Lanes of a vector: one AVX-512 register of float32."""
+from dflow.backend.llvm import masks
+from dflow.backend.llvm.depthwise import per_channel_lines
+from dflow.backend.llvm.masks import VECTOR
 
 VECTORS = 2
 """Vectors of output positions per tile, by default."""
@@ -50,13 +51,9 @@ CHANNELS = 8
 FMA = "declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)"
 MEMSET = "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"
 MEMCPY = "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)"
-MASKED = (
-    "declare <16 x float> @llvm.masked.load.v16f32.p0(ptr, i32, <16 x i1>, <16 x float>)",
-    "declare void @llvm.masked.store.v16f32.p0(<16 x float>, ptr, i32, <16 x i1>)",
-)
 MALLOC = "declare ptr @malloc(i64)"
 FREE = "declare void @free(ptr)"
-DECLARATIONS = (FMA, *MASKED, MEMSET, MEMCPY, MALLOC, FREE)
+DECLARATIONS = (FMA, *masks.MASKED, MEMSET, MEMCPY, MALLOC, FREE)
 """What a convolution function calls, declared once per module."""
 
 
@@ -178,10 +175,31 @@ class DirectConv:
         """Input and output channels per group."""
         return self.c // self.groups, self.k // self.groups
 
+    def elementwise_call(self, first: str, count: int) -> list[str]:
+        """The elementwise rest called on the `count` elements from `first` (a
+        register), where the convolution has one."""
+        if not self.fused:
+            return []
+        buffers = "".join(f"ptr %e{i}, " for i in range(self.buffers))
+        return [
+            f"  {first}.end = add i64 {first}, {count}",
+            f'  call void @"{self.fused}.elementwise"({buffers}i64 {first}, i64 {first}.end)',
+        ]
+
+    @property
+    def per_channel(self) -> bool:
+        """A convolution whose output channels each read one input channel (a depthwise
+        one, `k` a multiple of `c`) of column stride 1 or 2: generated row by row,
+        without copies (`depthwise.py`)."""
+        depthwise = self.groups == self.c and self.k % self.c == 0
+        return depthwise and self.sw in (1, 2) and not self.pool
+
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
         its module."""
         writer = _Writer(self)
+        if self.per_channel:
+            return "\n".join(per_channel_lines(self, writer.signature))
         return "\n".join(writer.in_place if self.in_place else writer.lines)
 
 
@@ -203,18 +221,6 @@ class _Writer:
         names += ["y", *(f"e{i}" for i in range(conv.buffers))]
         parameters = ", ".join(f"ptr %{name}" for name in names)
         return f'define internal void @"{conv.name}"({parameters}) {{'
-
-    def elementwise(self, first: str, count: int) -> list[str]:
-        """The elementwise rest called on the `count` elements from `first` (a
-        register), where the convolution has one."""
-        conv = self.conv
-        if not conv.fused:
-            return []
-        buffers = "".join(f"ptr %e{i}, " for i in range(conv.buffers))
-        return [
-            f"  {first}.end = add i64 {first}, {count}",
-            f'  call void @"{conv.fused}.elementwise"({buffers}i64 {first}, i64 {first}.end)',
-        ]
 
     @property
     def base(self) -> str:
@@ -276,31 +282,6 @@ class _Writer:
         if not self.last:
             return VECTOR
         return max(0, min(VECTOR, self.last - vector * VECTOR))
-
-    def mask(self, vector: int) -> str:
-        """The lanes of `vector` that exist, as an LLVM `<16 x i1>` constant."""
-        lanes = self.lanes(vector)
-        return (
-            "<" + ", ".join(f"i1 {'true' if i < lanes else 'false'}" for i in range(VECTOR)) + ">"
-        )
-
-    def load(self, value: str, pointer: str, vector: int) -> str:
-        """`value` loaded from `pointer`, only the lanes that exist."""
-        if self.lanes(vector) == VECTOR:
-            return f"  {value} = load <16 x float>, ptr {pointer}, align 4"
-        return (
-            f"  {value} = call <16 x float> @llvm.masked.load.v16f32.p0(ptr {pointer}, i32 4, "
-            f"<16 x i1> {self.mask(vector)}, <16 x float> zeroinitializer)"
-        )
-
-    def store(self, value: str, pointer: str, vector: int) -> str:
-        """`value` stored to `pointer`, only the lanes that exist."""
-        if self.lanes(vector) == VECTOR:
-            return f"  store <16 x float> {value}, ptr {pointer}, align 4"
-        return (
-            f"  call void @llvm.masked.store.v16f32.p0(<16 x float> {value}, ptr {pointer}, "
-            f"i32 4, <16 x i1> {self.mask(vector)})"
-        )
 
     @cached_property
     def lines(self) -> list[str]:
@@ -584,7 +565,7 @@ class _Writer:
                 lines += [
                     f"  {at}.i = add i64 %{label}.y{q}, {v * VECTOR}",
                     f"  {at} = getelementptr float, ptr %yp, i64 {at}.i",
-                    self.store(f"{acc[q][v]}.t{taps - 1}", at, v),
+                    masks.store(f"{acc[q][v]}.t{taps - 1}", at, 0, self.lanes(v)),
                 ]
         lines += self.tile_elementwise(label, channels)
         lines += [
@@ -611,7 +592,7 @@ class _Writer:
             f"  {e}.kp = mul i64 {e}.k, {conv.positions}",
             f"  {e}.p = add i64 {e}.kp, {self.base}",
             f"  {e}.f = add i64 %y.at, {e}.p",
-            *self.elementwise(f"{e}.f", self.last or conv.tile),
+            *conv.elementwise_call(f"{e}.f", self.last or conv.tile),
             f"  {e}.q.next = add i64 {e}.q, 1",
             f"  {e}.q.more = icmp ult i64 {e}.q.next, {channels}",
             f"  br i1 {e}.q.more, label {e}, label %{label}.e.done",
@@ -651,7 +632,7 @@ class _Writer:
                 lines += [
                     f"  {t}.o{r}.{v} = add i64 {t}.off{r}, {v * VECTOR}",
                     f"  {t}.p{r}.{v} = getelementptr float, ptr %xp, i64 {t}.o{r}.{v}",
-                    self.load(f"{t}.x{r}.{v}", f"{t}.p{r}.{v}", v),
+                    masks.load(f"{t}.x{r}.{v}", f"{t}.p{r}.{v}", 0, self.lanes(v)),
                 ]
         for q in range(channels):
             r = 0 if shared else q
@@ -692,7 +673,7 @@ class _Writer:
             "  %o.from = getelementptr float, ptr %yp, i64 %o.src",
             "  %o.to = getelementptr float, ptr %y, i64 %o.dst",
             f"  call void @llvm.memcpy.p0.p0.i64(ptr %o.to, ptr %o.from, i64 {4 * ow}, i1 0)",
-            *self.elementwise("%o.dst", ow),
+            *conv.elementwise_call("%o.dst", ow),
             "  %o.next = add i64 %o, 1",
             f"  %o.more = icmp ult i64 %o.next, {conv.k * oh}",
             "  br i1 %o.more, label %out.row, label %out.done",

@@ -185,6 +185,37 @@ func.func @gate(%p: tensor<1x3x1x1xf32>, %w: tensor<6x3x1x1xf32>, %x: tensor<1x6
 
 // -----
 
+// A depthwise convolution (each output channel reading one input channel) has no
+// copies: each output row is computed from the input in vectors of 16 columns, tap
+// (i, j) of the vector from column c reading input row oh + i - 1 from column
+// c + j - 1 on. Its masks drop the columns past either edge (lane 0 of the first
+// vector's first tap column, lanes 3 on of the second's last), rows past the top
+// and bottom read a row of zeros, and the second vector stores its 4 columns.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       @"[[DW:dflow.conv.1x2x4x20.2x3x3.p1.1.1.1.g2.bias]].zeros" = internal constant [20 x float] zeroinitializer
+// CHECK:       define internal void @"[[DW]]"(ptr %x, ptr %w, ptr %bias, ptr %y) {
+// CHECK-NOT:     malloc
+// CHECK:       row:
+// CHECK:         %rp0.ih = add i64 %rp0.oh, -1
+// CHECK-NEXT:    %rp0.ok = icmp ult i64 %rp0.ih, 4
+// CHECK:         %rp0 = select i1 %rp0.ok, ptr %rp0.in, ptr @"[[DW]].zeros"
+// CHECK:         %x0.0.0.p = getelementptr float, ptr %rp0, i64 -1
+// CHECK-NEXT:    %x0.0.0 = call <16 x float> @llvm.masked.load.v16f32.p0(ptr %x0.0.0.p, i32 4, <16 x i1> <i1 false, i1 true, {{.*}}>, <16 x float> zeroinitializer)
+// CHECK-NEXT:    %v0.0.0 = call <16 x float> @llvm.fma.v16f32(<16 x float> %w0, <16 x float> %x0.0.0, <16 x float> %b)
+// CHECK:         %x0.0.1 = load <16 x float>, ptr %x0.0.1.p, align 4
+// CHECK:         store <16 x float> %v0.2.2, ptr %y0.p, align 4
+// CHECK:         %x1.0.2.p = getelementptr float, ptr %rp0, i64 17
+// CHECK-NEXT:    %x1.0.2 = call <16 x float> @llvm.masked.load.v16f32.p0(ptr %x1.0.2.p, i32 4, <16 x i1> <i1 true, i1 true, i1 true, i1 false, {{.*}}>, <16 x float> zeroinitializer)
+// CHECK:         call void @llvm.masked.store.v16f32.p0(<16 x float> %v1.2.2, ptr %y1.p, i32 4, <16 x i1> <i1 true, i1 true, i1 true, i1 true, i1 false, {{.*}}>)
+// CHECK-NOT:     memcpy
+// CHECK:         ret void
+func.func @depthwise_rows(%x: tensor<1x2x4x20xf32>, %w: tensor<2x1x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x20xf32> {
+  %y = df.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64} : (tensor<1x2x4x20xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x20xf32>
+  func.return %y : tensor<1x2x4x20xf32>
+}
+
+// -----
+
 // A dilated convolution is numba's routine, called from Python before the kernel's
 // LLVM epilogue (the ReLU).
 // CHECK-LABEL: ; ----- cpu:0 -----
@@ -250,17 +281,17 @@ func.func @pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
 
 // -----
 
-// A depthwise convolution (4 groups of one channel): each channel of the tile reads
-// its own group's input plane (8 x 8 padded floats each), one input load per channel
-// and tap, and the loop over a group's input channels runs once.
+// A grouped convolution (2 groups of 2 channels): each channel of the tile reads its
+// own group's input planes (8 x 8 padded floats each), one input load per channel and
+// tap, and the loop over a group's input channels runs twice.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define internal void @"dflow.conv.1x4x6x6.4x3x3.p1.1.1.1.g4"(ptr %x, ptr %w, ptr %y) {
-// CHECK:         %tail.base1.g = udiv i64 %tail.k1, 1
+// CHECK:       define internal void @"dflow.conv.1x4x6x6.4x3x3.p1.1.1.1.g2"(ptr %x, ptr %w, ptr %y) {
+// CHECK:         %tail.base1.g = udiv i64 %tail.k1, 2
 // CHECK:         %tail.base1.plane = mul i64 %tail.base1.c, 64
 // CHECK:         %tail.t0.x1.0 = load <16 x float>, ptr %tail.t0.p1.0, align 4
 // CHECK:         %tail.a1.0.t0 = call <16 x float> @llvm.fma.v16f32(<16 x float> %tail.t0.wv1, <16 x float> %tail.t0.x1.0, <16 x float> %tail.a1.0)
-// CHECK:         %tail.ci.more = icmp ult i64 %tail.ci.next, 1
-func.func @depthwise(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  %y = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+// CHECK:         %tail.ci.more = icmp ult i64 %tail.ci.next, 2
+func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %y = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return %y : tensor<1x4x6x6xf32>
 }
