@@ -478,6 +478,35 @@ def test_fused_rests_match_the_interpreter(
 
 
 @pytest.mark.parametrize(
+    ("x_shape", "w_shape", "pads"),
+    [
+        ((1, 16, 40, 40), (24, 16, 1, 1), (0, 0, 0, 0)),  # in place: tiles of 32
+        ((1, 24, 7, 7), (24, 1, 5, 5), (2, 2, 2, 2)),  # depthwise: rows of 7
+        ((1, 8, 14, 14), (16, 8, 3, 3), (1, 1, 1, 1)),  # copied out: rows of 14
+    ],
+)
+def test_fused_rests_are_vector_code(
+    tmp_path: Path,
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    pads: tuple[int, int, int, int],
+) -> None:
+    """After LLVM's optimizations, a convolution with its SiLU fused is vector code
+    only: 16-lane FMAs, the SiLU's exp and division on 16 lanes, and no scalar FMA,
+    division or exp left (a scalar remainder loop of the short runs the rest is
+    called on, which LLVM's own vectorizing choice left for runs under 32 or 64)."""
+    graph = Graph("main")
+    gx, gw = graph.input("x", x_shape, "f32"), graph.input("w", w_shape, "f32")
+    y = conv2d(gx, gw, pads=pads, groups=x_shape[1] // w_shape[1])
+    graph.output(y * y.sigmoid())
+    sources = compile_module(graph.module(), None, target="llvm")
+    (unit,) = [u for u in llvm_jit.units(str(sources["cpu_0.ll"])) if ".elementwise" in u]
+    optimized = llvm_jit.optimized(unit, llvm_jit.target_machine())
+    assert "@llvm.fma.v16f32(" in optimized and "fdiv <16 x float>" in optimized
+    assert not re.search(r"fdiv float |@llvm\.fma\.f32\(|@dflow\.exp\.f32\(", optimized)
+
+
+@pytest.mark.parametrize(
     ("shape", "kernel", "strides", "pads"),
     [
         ((1, 3, 8, 8), (2, 2), (2, 2), (0, 0, 0, 0)),  # the conv net's

@@ -99,9 +99,13 @@ func.func @strided(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 // CHECK:         fadd float %[[S]], %[[RES]]
 // CHECK:         select i1
 // CHECK:         store float
+// CHECK:         br label %{{loop[0-9]+}}, !llvm.loop ![[FOLDED:[0-9]+]]
 // CHECK:         %[[NEXT]] = add i64 %f, %{{v[0-9]+}}
 // CHECK-NEXT:    %[[MORE:v[0-9]+]] = icmp ult i64 %[[NEXT]], %f1
 // CHECK-NEXT:    br i1 %[[MORE]], label %run, label %exit
+// The run's loop is vectorized 16 lanes wide with its tail masked, not left to a
+// scalar loop after the vector one (a row of 6 would run scalar).
+// CHECK:       ![[FOLDED]] = distinct !{![[FOLDED]], !{!"llvm.loop.vectorize.enable", i1 true}, !{!"llvm.loop.vectorize.width", i32 16}, !{!"llvm.loop.interleave.count", i32 1}, !{!"llvm.loop.vectorize.predicate.enable", i1 true}}
 // CHECK:       define internal void @"[[K]].[[CONV]]"(ptr %x, ptr %w, ptr %bias, ptr %y, ptr %e0, ptr %e1) {
 // CHECK:       out.row:
 // CHECK:         call void @llvm.memcpy.p0.p0.i64(ptr %o.to, ptr %o.from, i64 24, i1 0)
