@@ -48,6 +48,13 @@ VECTORS = 2
 CHANNELS = 8
 """Output channels per tile, by default."""
 
+WHOLE_REST_MAX = 1 << 16
+"""The most elements a convolution writes in place per image (all its channels) for
+its fused rest to run once on all of them after they are written (256 KB, still in
+the cache), rather than on each tile's positions of each channel as they are
+written: calls on runs of 32 cost their setup 4 to 8 times per vector. Of a
+depthwise convolution, the most elements of a plane (`depthwise.py`)."""
+
 FMA = "declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)"
 MEMSET = "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)"
 MEMCPY = "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)"
@@ -142,6 +149,14 @@ class DirectConv:
         oh, _ = self.out
         count = oh * self.phase[1]
         return count if self.in_place else -(-count // self.tile) * self.tile
+
+    @property
+    def whole_rest(self) -> bool:
+        """Whether the fused rest runs once per image (written in place) or per plane
+        (depthwise), not per tile or row: `WHOLE_REST_MAX`."""
+        oh, ow = self.out
+        count = oh * ow if self.groups == self.c else self.k * self.positions
+        return count <= WHOLE_REST_MAX
 
     @property
     def in_place(self) -> bool:
@@ -265,9 +280,11 @@ class _Writer:
                 "mptile.next:",
                 "  br label %out.done",
             ]
+        whole = conv.whole_rest and conv.k * conv.positions
         return [
             *lines,
             "out.done:",
+            *(conv.elementwise_call("%y.at", whole) if whole else ()),
             "  %n.next = add i64 %n, 1",
             f"  %n.more = icmp ult i64 %n.next, {conv.n}",
             "  br i1 %n.more, label %image, label %end",
@@ -506,7 +523,7 @@ class _Writer:
         conv = self.conv
         taps = conv.kh * conv.kw
         acc = [[f"%{label}.a{q}.{v}" for v in range(conv.vectors)] for q in range(channels)]
-        latch = f"{label}.e.done" if conv.fused and conv.in_place else f"{label}.store"
+        latch = f"{label}.e.done" if self.tile_rest else f"{label}.store"
         lines = [
             f"{label}:",
             f"  %{label}.kb = phi i64 [ 0, %{before} ], [ %{label}.kb.next, %{latch} ]",
@@ -577,11 +594,18 @@ class _Writer:
         ]
         return lines
 
+    @property
+    def tile_rest(self) -> bool:
+        """Whether the fused rest runs on each tile as it is written (in place, an
+        image too large for `whole_rest`)."""
+        conv = self.conv
+        return bool(conv.fused) and conv.in_place and not conv.whole_rest
+
     def tile_elementwise(self, label: str, channels: int) -> list[str]:
         """Written in place, the elementwise rest of the tile's positions of each of
         its `channels`, in a loop after its stores (one call to inline)."""
         conv = self.conv
-        if not (conv.fused and conv.in_place):
+        if not self.tile_rest:
             return []
         e = f"%{label}.e"
         return [

@@ -11,7 +11,8 @@ vector of columns `[16 s, 16 s + 16)` reads input row `oh + i - top` from column
 vector and tap column, drops the lanes past either edge as the zero padding would; a
 row past the top or bottom edge is read from a row of zeros. The accumulators start
 from the bias, the row is stored with its last vector masked, and the elementwise
-rest (`epilogue.py`) runs on it while it is in the cache.
+rest (`epilogue.py`) runs on the plane once it is written, still in the cache (on
+each row as it is written, of a plane too large: `WHOLE_REST_MAX`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ SPLAT = "<16 x i32> zeroinitializer"
 def per_channel_lines(conv: DirectConv, signature: str) -> list[str]:
     """The function of a per-channel convolution (`DirectConv.per_channel`): a loop
     over the output planes (image and channel), in it one over their rows."""
-    _, ow = conv.out
+    oh, ow = conv.out
+    plane = conv.whole_rest
     return [
         f'@"{conv.name}.zeros" = internal constant [{conv.w} x float] zeroinitializer',
         signature,
@@ -42,19 +44,28 @@ def per_channel_lines(conv: DirectConv, signature: str) -> list[str]:
         "  %oh = phi i64 [ 0, %plane ], [ %oh.next, %row ]",
         *_input_rows(conv),
         *(line for s in range(-(-ow // VECTOR)) for line in _vector(conv, s)),
-        f"  %row.at = mul i64 %oh, {ow}",
-        "  %row.f = add i64 %q.yat, %row.at",
-        *conv.elementwise_call("%row.f", ow),
+        *(() if plane else _row_rest(conv)),
         "  %oh.next = add i64 %oh, 1",
-        f"  %oh.more = icmp ult i64 %oh.next, {conv.out[0]}",
+        f"  %oh.more = icmp ult i64 %oh.next, {oh}",
         "  br i1 %oh.more, label %row, label %plane.done",
         "plane.done:",
+        *(conv.elementwise_call("%q.yat", oh * ow) if plane else ()),
         "  %q.next = add i64 %q, 1",
         f"  %q.more = icmp ult i64 %q.next, {conv.n * conv.k}",
         "  br i1 %q.more, label %plane, label %end",
         "end:",
         "  ret void",
         "}",
+    ]
+
+
+def _row_rest(conv: DirectConv) -> list[str]:
+    """The fused rest on row `%oh` just stored (a plane too large for `whole_rest`)."""
+    ow = conv.out[1]
+    return [
+        f"  %row.at = mul i64 %oh, {ow}",
+        "  %row.f = add i64 %q.yat, %row.at",
+        *conv.elementwise_call("%row.f", ow),
     ]
 
 

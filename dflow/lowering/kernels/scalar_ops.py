@@ -11,8 +11,8 @@ reference semantics (each op's `semantics`, in `dialects/df/`):
   the true quotient); on ui64, which computes as itself, division, maxima, minima
   and comparisons are the unsigned ones, and on i1 too (`true > false`, as NumPy's
   booleans: a signed i1 true is -1);
-- `sigmoid` is the stable form: `z = exp(-|x|)`, `1/(1+z)` for `x >= 0`, else
-  `z/(1+z)`;
+- `sigmoid` is the stable form: `z = exp(-|x|)`, `r = 1/(1+z)` for `x >= 0`, else
+  `z * r` (one division: a vector division takes as long as the rest of a SiLU);
 - `equal` and the other comparisons on floats are ordered (false on NaN);
 - `cast` to `i1` is `x != 0`; from `i1` it is zero-extension.
 """
@@ -155,7 +155,7 @@ def _sigmoid(x: SSAValue, emit: Emit) -> SSAValue:
     z = emit(same_type(math.ExpOp, emit(same_type(arith.NegfOp, emit(same_type(math.AbsFOp, x))))))
     denominator = emit(same_type(arith.AddfOp, one, z))
     positive = emit(same_type(arith.DivfOp, one, denominator))
-    negative = emit(same_type(arith.DivfOp, z, denominator))
+    negative = emit(same_type(arith.MulfOp, z, positive))
     non_negative = emit(arith.CmpfOp(x, constant(0, element, emit), "oge"))
     return emit(arith.SelectOp(non_negative, positive, negative))
 

@@ -120,24 +120,18 @@ func.func @residual(%x: tensor<1x4x5x6xf32>, %w: tensor<4x4x3x3xf32>, %b: tensor
 
 // -----
 
-// Written in place (a 1x1 filter), each tile's channels are handed over after its
-// stores: a loop over its 8 channels calls the rest (here a ReLU6) on the tile's
-// positions of each, 20 in this tile (the masked one: all 4 x 5 positions).
+// Written in place (a 1x1 filter), a small image's output (16 channels of 20
+// positions) is handed over whole once its tiles are written: one call of the rest
+// (here a ReLU6) on its 320 elements.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].elementwise"(ptr %e0, i64 %f0, i64 %f1) alwaysinline {
 // CHECK:         fcmp ogt float
 // CHECK:         fcmp olt float %{{v[0-9]+}}, 0x4018000000000000
 // CHECK:       define internal void @"[[K]].conv.1x8x4x5.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y, ptr %e0) {
-// CHECK:       mktile.store:
-// CHECK:       mktile.e:
-// CHECK-NEXT:    %mktile.e.q = phi i64 [ 0, %mktile.store ], [ %mktile.e.q.next, %mktile.e ]
-// CHECK-NEXT:    %mktile.e.k = add i64 %mktile.first, %mktile.e.q
-// CHECK-NEXT:    %mktile.e.kp = mul i64 %mktile.e.k, 20
-// CHECK-NEXT:    %mktile.e.p = add i64 %mktile.e.kp, %mpbase
-// CHECK-NEXT:    %mktile.e.f = add i64 %y.at, %mktile.e.p
-// CHECK-NEXT:    %mktile.e.f.end = add i64 %mktile.e.f, 20
-// CHECK-NEXT:    call void @"[[K]].elementwise"(ptr %e0, i64 %mktile.e.f, i64 %mktile.e.f.end)
-// CHECK:         %mktile.e.q.more = icmp ult i64 %mktile.e.q.next, 8
+// CHECK-NOT:     elementwise
+// CHECK:       out.done:
+// CHECK-NEXT:    %y.at.end = add i64 %y.at, 320
+// CHECK-NEXT:    call void @"[[K]].elementwise"(ptr %e0, i64 %y.at, i64 %y.at.end)
 func.func @pointwise_relu6(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32> {
   %y = df.conv2d %x, %w : (tensor<1x8x4x5xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x5xf32>
   %lo = df.constant dense<0.0> : tensor<f32>
@@ -145,6 +139,32 @@ func.func @pointwise_relu6(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>) ->
   %m = df.maximum %y, %lo : (tensor<1x16x4x5xf32>, tensor<f32>) -> tensor<1x16x4x5xf32>
   %c = df.minimum %m, %hi : (tensor<1x16x4x5xf32>, tensor<f32>) -> tensor<1x16x4x5xf32>
   func.return %c : tensor<1x16x4x5xf32>
+}
+
+// -----
+
+// A larger image (16 channels of 64 x 72 positions, past the 65,536 elements handed
+// over whole) hands each tile over as it is written: after its stores, a loop over
+// the tile's 8 channels calls the rest on the tile's 32 positions of each.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].conv.1x8x64x72.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y, ptr %e0) {
+// CHECK:       ktile.store:
+// CHECK:       ktile.e:
+// CHECK-NEXT:    %ktile.e.q = phi i64 [ 0, %ktile.store ], [ %ktile.e.q.next, %ktile.e ]
+// CHECK-NEXT:    %ktile.e.k = add i64 %ktile.first, %ktile.e.q
+// CHECK-NEXT:    %ktile.e.kp = mul i64 %ktile.e.k, 4608
+// CHECK-NEXT:    %ktile.e.p = add i64 %ktile.e.kp, %pbase
+// CHECK-NEXT:    %ktile.e.f = add i64 %y.at, %ktile.e.p
+// CHECK-NEXT:    %ktile.e.f.end = add i64 %ktile.e.f, 32
+// CHECK-NEXT:    call void @"[[K]].elementwise"(ptr %e0, i64 %ktile.e.f, i64 %ktile.e.f.end)
+// CHECK:         %ktile.e.q.more = icmp ult i64 %ktile.e.q.next, 8
+// CHECK:       out.done:
+// CHECK-NOT:     elementwise
+// CHECK:         ret void
+func.func @pointwise_large(%x: tensor<1x8x64x72xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x64x72xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x8x64x72xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x64x72xf32>
+  %r = df.relu %y : (tensor<1x16x64x72xf32>) -> tensor<1x16x64x72xf32>
+  func.return %r : tensor<1x16x64x72xf32>
 }
 
 // -----
