@@ -143,16 +143,16 @@ func.func @pointwise_relu6(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>) ->
 
 // -----
 
-// A larger image (16 channels of 64 x 72 positions, past the 65,536 elements handed
-// over whole) hands each tile over as it is written: after its stores, a loop over
-// the tile's 8 channels calls the rest on the tile's 32 positions of each.
+// A larger image (16 channels of 512 x 520 positions, past the 4,194,304 elements
+// handed over whole) hands each tile over as it is written: after its stores, a loop
+// over the tile's 8 channels calls the rest on the tile's 32 positions of each.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].conv.1x8x64x72.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y, ptr %e0) {
+// CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].conv.1x8x512x520.16x1x1.p0.0.0.0"(ptr %x, ptr %w, ptr %y, ptr %e0) {
 // CHECK:       ktile.store:
 // CHECK:       ktile.e:
 // CHECK-NEXT:    %ktile.e.q = phi i64 [ 0, %ktile.store ], [ %ktile.e.q.next, %ktile.e ]
 // CHECK-NEXT:    %ktile.e.k = add i64 %ktile.first, %ktile.e.q
-// CHECK-NEXT:    %ktile.e.kp = mul i64 %ktile.e.k, 4608
+// CHECK-NEXT:    %ktile.e.kp = mul i64 %ktile.e.k, 266240
 // CHECK-NEXT:    %ktile.e.p = add i64 %ktile.e.kp, %pbase
 // CHECK-NEXT:    %ktile.e.f = add i64 %y.at, %ktile.e.p
 // CHECK-NEXT:    %ktile.e.f.end = add i64 %ktile.e.f, 32
@@ -161,10 +161,10 @@ func.func @pointwise_relu6(%x: tensor<1x8x4x5xf32>, %w: tensor<16x8x1x1xf32>) ->
 // CHECK:       out.done:
 // CHECK-NOT:     elementwise
 // CHECK:         ret void
-func.func @pointwise_large(%x: tensor<1x8x64x72xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x64x72xf32> {
-  %y = df.conv2d %x, %w : (tensor<1x8x64x72xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x64x72xf32>
-  %r = df.relu %y : (tensor<1x16x64x72xf32>) -> tensor<1x16x64x72xf32>
-  func.return %r : tensor<1x16x64x72xf32>
+func.func @pointwise_large(%x: tensor<1x8x512x520xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x512x520xf32> {
+  %y = df.conv2d %x, %w : (tensor<1x8x512x520xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x512x520xf32>
+  %r = df.relu %y : (tensor<1x16x512x520xf32>) -> tensor<1x16x512x520xf32>
+  func.return %r : tensor<1x16x512x520xf32>
 }
 
 // -----
