@@ -120,13 +120,22 @@ def _reduced(b: Body, x: str, shifter: float, parts: tuple[float, float]) -> tup
     return n, r
 
 
+def _integer(b: Body, n: str) -> str:
+    """The whole float `n` (of a clamped argument: far inside the integer's range) as
+    an integer: `fptosi`, one vector instruction. Not `llvm.fptosi.sat`, which x86
+    makes a scalar conversion and two compares per lane (exp of float took 3x as
+    long); a NaN's conversion (poison) is frozen to some integer, and the result it
+    scales is NaN whatever it is."""
+    return b.let(f"freeze {b.int} {b.let(f'fptosi {b.type} {n} to {b.int}')}")
+
+
 def exp_f32(b: Body) -> str:
     x = _clamp(b, "%x", -104.0, 89.0)
     n, r = _reduced(b, x, 12582912.0, (0.693359375, -2.12194440e-4))
     p = b.horner(r, [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
                      1.6666665459e-1, 5.0000001201e-1])  # fmt: skip
     y = b.add(b.add(b.mul(b.mul(p, r), r), r), b.c(1.0))
-    return _scale(b, y, b.let(f"call i32 @llvm.fptosi.sat.i32.f32(float {n})"))
+    return _scale(b, y, _integer(b, n))
 
 
 def exp_f64(b: Body) -> str:
@@ -137,7 +146,7 @@ def exp_f64(b: Body) -> str:
     q = b.horner(z, [3.00198505138664455042e-6, 2.52448340349684104192e-3,
                      2.27265548208155028766e-1, 2.0])  # fmt: skip
     y = b.add(b.c(1.0), b.mul(b.c(2.0), b.div(p, b.sub(q, p))))
-    return _scale(b, y, b.let(f"call i64 @llvm.fptosi.sat.i64.f64(double {n})"))
+    return _scale(b, y, _integer(b, n))
 
 
 def _special_log(b: Body, result: str) -> str:
@@ -244,15 +253,12 @@ _BUILDERS: dict[tuple[str, str], Callable[[Body], str]] = {
 
 
 def definitions(name: str, type: str) -> list[str]:
-    """The LLVM text of function `(name, type)` and of what it calls (exp rounds its
-    multiple of ln 2 to an integer with `llvm.fptosi.sat`, defined for NaN; tanh takes
-    the absolute value by `llvm.fabs`, and tanh of double calls exp)."""
+    """The LLVM text of function `(name, type)` and of what it calls (tanh takes the
+    absolute value by `llvm.fabs`, and tanh of double calls exp)."""
     body = Body(type)
     result = _BUILDERS[name, type](body)
     found = [body.function(NAMES[name, type], result)]
     suffix = "f32" if type == "float" else "f64"
-    if name == "exp":
-        found.append(f"declare {body.int} @llvm.fptosi.sat.{body.int}.{suffix}({type})")
     if name == "tanh":
         found.append(f"declare {type} @llvm.fabs.{suffix}({type})")
         if type == "double":
