@@ -514,6 +514,27 @@ def test_fused_rests_are_vector_code(
     assert not re.search(r"fdiv float |@llvm\.fma\.f32\(|@dflow\.exp\.f32\(", optimized)
 
 
+def test_a_rest_llvm_cannot_vectorize_is_not_forced(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A fused rest calling C's `erf` (a GELU's) is not asked to vectorize: LLVM
+    would print a warning ("loop not vectorized") on every compile. It still runs
+    fused, equal to the interpreter."""
+    rng = np.random.default_rng(5)
+    x, w = normal(rng, (1, 4, 9, 9), "f32"), normal(rng, (8, 4, 3, 3), "f32")
+    graph = Graph("main")
+    gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
+    y = conv2d(gx, gw, pads=(1, 1, 1, 1))
+    graph.output(y * (y * 0.7071).erf())
+    module = graph.module()
+    expected = run_function(module, "main", [x, w])
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    assert '.elementwise"(' in llvm and "vectorize.predicate" not in llvm
+    assert_same(program.run("main", [x, w]), expected, ["y"], f32_atol=1e-5)
+    assert "remark" not in capfd.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("shape", "kernel", "strides", "pads"),
     [

@@ -16,6 +16,7 @@ refused with an `UnsupportedKernelError` naming the op.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -102,7 +103,8 @@ TAIL_FOLDED = (
     '!{!"llvm.loop.interleave.count", i32 1}',
     '!{!"llvm.loop.vectorize.predicate.enable", i1 true}',
 )
-"""The loop properties of a fused rest's loop (`epilogue.py`): vectorized 16 lanes
+"""The loop properties of a fused rest's loop (`epilogue.py`) whose body calls only
+functions LLVM vectorizes (`_SCALAR_CALL`): vectorized 16 lanes
 wide, its last iteration masked rather than a scalar loop after the vector one. Its
 runs are short (a row of 7 to 112 columns, a tile's 32 positions), and LLVM's own
 choice (16 lanes, interleaved by 2 or 4) ran runs of under 32 or 64 scalar:
@@ -500,8 +502,13 @@ class KernelPrinter:
         printer.label("exit")
         printer.emit("ret void")
         self.counter = printer.counter  # metadata nodes stay distinct in the unit
+        folded = printer.tail_folded or []
+        if any(_SCALAR_CALL.search(line) for line in printer.lines):
+            # A vectorization asked for and impossible is a warning LLVM prints.
+            marks = tuple(f", !llvm.loop !{n}" for n in folded)
+            return [*(_unmarked(line, marks) for line in printer.lines), "}"]
         properties = ", ".join(TAIL_FOLDED)
-        nodes = [f"!{n} = distinct !{{!{n}, {properties}}}" for n in printer.tail_folded or []]
+        nodes = [f"!{n} = distinct !{{!{n}, {properties}}}" for n in folded]
         return [*printer.lines, "}", *nodes]
 
     def chunk_loop(self, op: scf.ParallelOp, outer: tuple[str, str, str] | None) -> None:
@@ -586,6 +593,22 @@ class Carried:
 
     values: list[SSAValue]
     inits: list[str]
+
+
+_SCALAR_CALL = re.compile(
+    r"call \S+ @(?!dflow\.(exp|log|tanh)\.|llvm\.(fabs|fma|fmuladd|sqrt|floor|ceil|roundeven"
+    r"|trunc|copysign|smax|smin|umax|umin|minnum|maxnum|minimum|maximum)\.)"
+)
+"""A call LLVM does not vectorize: of the C library (`erf`), of `llvm.sin` and the
+other intrinsics it has no vector code for here; not `vmath.py`'s functions."""
+
+
+def _unmarked(line: str, marks: tuple[str, ...]) -> str:
+    """`line` without the loop properties `marks`."""
+    for mark in marks:
+        if line.endswith(mark):
+            return line.removesuffix(mark)
+    return line
 
 
 def _predicate(op: arith.CmpfOp | arith.CmpiOp) -> str:
