@@ -4,8 +4,9 @@
                                      [--half]
 
 Per model, all from this run, in a fresh on-disk cache: the export's ONNX import
-(`dflow import`'s work), the lowering to device modules, the first call (numba
-compiling the kernels), then the steady time of one call of dflow, ONNX Runtime (one
+(`dflow import`'s work), the lowering to device modules, the first call (the
+kernels the store lacks compiled: one store for the whole run, so a model reuses the
+kernels of those before it), then the steady time of one call of dflow, ONNX Runtime (one
 intra-op and one inter-op thread) and PyTorch eager (`torch.set_num_threads(1)`,
 `no_grad`), in interleaved rounds of `--runs` calls each, best round kept, and the
 ratios dflow / peer (below 1: dflow is faster). With `--half`, each model is
