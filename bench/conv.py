@@ -42,7 +42,8 @@ from dflow.runtime.library import cpu  # noqa: E402
 
 @dataclass(frozen=True)
 class Conv:
-    """`x[n, c, h, w] * w[o, c, k, k]`, square kernel, stride and symmetric padding."""
+    """`x[n, c, h, w] * w[o, c / groups, k, k]`, square kernel, stride and symmetric
+    padding, in `groups` groups of channels (as many as `c`: a depthwise one)."""
 
     name: str
     n: int
@@ -52,6 +53,7 @@ class Conv:
     k: int
     stride: int = 1
     pad: int = 0
+    groups: int = 1
 
     @property
     def out_hw(self) -> int:
@@ -59,7 +61,7 @@ class Conv:
 
     @property
     def flops(self) -> float:
-        return 2.0 * self.n * self.o * self.out_hw**2 * self.c * self.k**2
+        return 2.0 * self.n * self.o * self.out_hw**2 * self.c // self.groups * self.k**2
 
 
 SHAPES = [
@@ -74,7 +76,17 @@ SHAPES = [
     Conv("resnet 256 3x3", 1, 256, 14, 256, 3, 1, 1),
     Conv("resnet 256->512 3x3/2", 1, 256, 14, 512, 3, 2, 1),
     Conv("resnet 512 3x3", 1, 512, 7, 512, 3, 1, 1),
+    Conv("mbv2 16->96 1x1", 1, 16, 112, 96, 1),
+    Conv("mbv2 32->192 1x1", 1, 32, 28, 192, 1),
+    Conv("mbv2 960->160 1x1", 1, 960, 7, 160, 1),
+    Conv("mbv2 32 dw 3x3", 1, 32, 112, 32, 3, 1, 1, 32),
+    Conv("mbv2 96 dw 3x3/2", 1, 96, 112, 96, 3, 2, 1, 96),
+    Conv("effb0 672 dw 5x5", 1, 672, 14, 672, 5, 1, 2, 672),
+    Conv("effb0 1152 dw 5x5", 1, 1152, 7, 1152, 5, 1, 2, 1152),
+    Conv("regnetx 400 g25 3x3", 1, 400, 7, 400, 3, 1, 1, 25),
 ]
+"""The conv net's and ResNet-18's shapes, then 1x1 and depthwise ones of MobileNet-V2
+and EfficientNet-B0 and a grouped one of RegNetX-400MF."""
 
 
 def best_of(functions: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
@@ -102,10 +114,10 @@ def _case(conv: Conv, kind: str) -> tuple[dict[str, Callable[[], object]], float
     target's call for one routine of `conv`, checked equal, and its flops."""
     rng = np.random.default_rng(1)
     x = rng.standard_normal((conv.n, conv.c, conv.hw, conv.hw), dtype=np.float32)
-    w = rng.standard_normal((conv.o, conv.c, conv.k, conv.k), dtype=np.float32)
+    w = rng.standard_normal((conv.o, conv.c // conv.groups, conv.k, conv.k), dtype=np.float32)
     dy = rng.standard_normal((conv.n, conv.o, conv.out_hw, conv.out_hw), dtype=np.float32)
     s, p = conv.stride, conv.pad
-    geometry = (s, s, p, p, p, p, 1, 1, 1)
+    geometry = (s, s, p, p, p, p, 1, 1, conv.groups)
     tx, tw, tdy = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(dy)
     mask = {
         "forward": None,
@@ -123,7 +135,7 @@ def _case(conv: Conv, kind: str) -> tuple[dict[str, Callable[[], object]], float
             return cpu.conv2d_f32(x, w, out, *geometry)
 
         def theirs() -> object:
-            return torch.nn.functional.conv2d(tx, tw, stride=s, padding=p)
+            return torch.nn.functional.conv2d(tx, tw, stride=s, padding=p, groups=conv.groups)
     else:
         out = np.empty_like(x if kind == "grad_input" else w)
 
@@ -134,7 +146,7 @@ def _case(conv: Conv, kind: str) -> tuple[dict[str, Callable[[], object]], float
 
         def theirs() -> object:
             result = torch.ops.aten.convolution_backward(
-                tdy, tx, tw, None, [s, s], [p, p], [1, 1], False, [0, 0], 1, mask[kind]
+                tdy, tx, tw, None, [s, s], [p, p], [1, 1], False, [0, 0], conv.groups, mask[kind]
             )
             return result[0] if kind == "grad_input" else result[1]
 
@@ -154,7 +166,7 @@ def generated(conv: Conv) -> Callable[[np.ndarray, np.ndarray, np.ndarray], obje
     NumPy arrays (x, w, out)."""
     s, p = conv.stride, conv.pad
     shapes = (conv.n, conv.c, conv.hw, conv.hw, conv.o, conv.k, conv.k)
-    direct = DirectConv(*shapes, p, p, p, p, False, s, s)
+    direct = DirectConv(*shapes, p, p, p, p, False, s, s, conv.groups)
     text = direct.definition().replace(f'internal void @"{direct.name}"', "void @conv")
     machine = llvm_jit.target_machine()
     code = llvm_jit.compile_object("\n".join([text, *DECLARATIONS]), machine)

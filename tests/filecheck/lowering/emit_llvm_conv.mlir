@@ -214,15 +214,17 @@ func.func @gate(%p: tensor<1x3x1x1xf32>, %w: tensor<6x3x1x1xf32>, %x: tensor<1x6
 // (i, j) of the vector from column c reading input row oh + i - 1 from column
 // c + j - 1 on. Its masks drop the columns past either edge (lane 0 of the first
 // vector's first tap column, lanes 3 on of the second's last), rows past the top
-// and bottom read a row of zeros, and the second vector stores its 4 columns.
+// and bottom read a row of zeros (20 floats, 32 into a constant of 116, so that a
+// masked-off lane never reaches a page not mapped), and the second vector stores
+// its 4 columns.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       @"[[DW:dflow.conv.1x2x4x20.2x3x3.p1.1.1.1.g2.bias]].zeros" = internal constant [20 x float] zeroinitializer
+// CHECK:       @"[[DW:dflow.conv.1x2x4x20.2x3x3.p1.1.1.1.g2.bias]].zeros" = internal constant [116 x float] zeroinitializer
 // CHECK:       define internal void @"[[DW]]"(ptr %x, ptr %w, ptr %bias, ptr %y) {
 // CHECK-NOT:     malloc
 // CHECK:       row:
 // CHECK:         %rp0.ih = add i64 %rp0.oh, -1
 // CHECK-NEXT:    %rp0.ok = icmp ult i64 %rp0.ih, 4
-// CHECK:         %rp0 = select i1 %rp0.ok, ptr %rp0.in, ptr @"[[DW]].zeros"
+// CHECK:         %rp0 = select i1 %rp0.ok, ptr %rp0.in, ptr getelementptr inbounds ([116 x float], ptr @"[[DW]].zeros", i64 0, i64 32)
 // CHECK:         %x0.0.0.p = getelementptr float, ptr %rp0, i64 -1
 // CHECK-NEXT:    %x0.0.0 = call <16 x float> @llvm.masked.load.v16f32.p0(ptr %x0.0.0.p, i32 4, <16 x i1> <i1 false, i1 true, {{.*}}>, <16 x float> zeroinitializer)
 // CHECK-NEXT:    %v0.0.0 = call <16 x float> @llvm.fma.v16f32(<16 x float> %w0, <16 x float> %x0.0.0, <16 x float> %b)
