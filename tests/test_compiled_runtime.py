@@ -39,6 +39,8 @@ from dflow.driver.loading.source import parse_module
 from dflow.frontend import Graph, Tensor
 from dflow.interpreters.df import run_function
 from dflow.runtime import LoadedProgram, ProgramError
+from dflow.runtime.channels import Channels
+from dflow.runtime.context import ALIGNMENT, TAIL_MARGIN, CpuContext
 from dflow.runtime.library import cpu as cpu_library
 from dflow.runtime.library.blas import SGEMM
 
@@ -244,3 +246,16 @@ def test_lowered_module_is_verified_only_where_asked(
     steps = [what for what, _ in timings.rows]
     assert ("verify the lowered module" in steps) == (setting == "1")
     assert "df-bufferize" in steps and steps[-1].startswith("emit ")
+
+
+@pytest.mark.parametrize("nbytes", [1, 64, 4096, 100_003])
+def test_an_arena_is_aligned_and_mapped_past_its_end(nbytes: int) -> None:
+    """A CPU arena starts on a 64-byte boundary and has `TAIL_MARGIN` bytes of its own
+    memory after its end, where a kernel's masked vector access of the last buffer's
+    last elements spans lanes it does not touch (on an unmapped page, a fault
+    assist each time)."""
+    arena = CpuContext("cpu:0", Channels(1.0)).arena(nbytes)
+    base = arena.base
+    assert arena.nbytes == nbytes and arena.ctypes.data % ALIGNMENT == 0
+    end, mapped_end = arena.ctypes.data + nbytes, base.ctypes.data + base.nbytes
+    assert mapped_end - end >= TAIL_MARGIN

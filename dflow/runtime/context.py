@@ -24,6 +24,12 @@ from dflow.runtime.dtypes import SUB_BYTE_BITS, dtype_named
 ALIGNMENT = 64
 """Arenas start on a 64-byte boundary, so every planned offset stays aligned."""
 
+TAIL_MARGIN = 64
+"""Bytes mapped after an arena's end: a kernel's masked vector load or store of a
+buffer's last elements spans up to 60 bytes past them, lanes that it neither reads
+nor writes, but a lane on a page not mapped costs the access a fault assist (a
+convolution ran 30x slower so)."""
+
 OUTPUTS_KEPT = 2
 """Result arrays of one shape and type a context keeps for reuse."""
 
@@ -43,7 +49,7 @@ class CpuContext:
 
     def arena(self, nbytes: int) -> Any:
         if self._arena.size < nbytes:
-            raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+            raw = np.empty(nbytes + ALIGNMENT + TAIL_MARGIN, np.uint8)
             start = -raw.ctypes.data % ALIGNMENT
             self._arena = raw[start : start + nbytes]
         return self._arena
