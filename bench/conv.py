@@ -1,6 +1,7 @@
 """Convolutions and pools of the CPU library against PyTorch, one core: every conv
-shape of the conv net benchmark (batch 32) and of ResNet-18 (batch 1), forward and
-both gradients, with GFLOP/s and their fraction of the same machine's SGEMM
+shape of the conv net benchmark (batch 32) and of ResNet-18 (batch 1), and 1x1,
+depthwise and grouped ones of MobileNet-V2, EfficientNet-B0 and RegNetX (`SHAPES`),
+forward and both gradients, with GFLOP/s and their fraction of the same machine's SGEMM
 GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools. The
 forward convolutions also run as the llvm target generates them
 (`dflow/backend/llvm/convolution.py`: direct, 1x1 filters of stride 1 in place),

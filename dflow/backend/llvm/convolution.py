@@ -159,7 +159,7 @@ class DirectConv:
         """Whether the fused rest runs once per image (written in place) or per plane
         (depthwise), not per tile or row: `WHOLE_REST_MAX`."""
         oh, ow = self.out
-        count = oh * ow if self.groups == self.c else self.k * self.positions
+        count = oh * ow if self.per_channel else self.k * self.positions
         return count <= WHOLE_REST_MAX
 
     @property
@@ -541,10 +541,7 @@ class _Writer:
                 lines += [
                     f"  {b}.k = add i64 %{label}.first, {q}",
                     f"  {b}.p = getelementptr float, ptr %bias, i64 {b}.k",
-                    f"  {b}.s = load float, ptr {b}.p",
-                    f"  {b}.0 = insertelement <16 x float> poison, float {b}.s, i64 0",
-                    f"  {b} = shufflevector <16 x float> {b}.0, <16 x float> poison, "
-                    "<16 x i32> zeroinitializer",
+                    *masks.splat(b, f"{b}.p"),
                 ]
                 starts[q] = b
         lines += [
@@ -667,10 +664,7 @@ class _Writer:
             lines += [
                 f"  {t}.wi{q} = add i64 %{label}.w{q}, {tap}",
                 f"  {t}.wp{q} = getelementptr float, ptr %w, i64 {t}.wi{q}",
-                f"  {t}.ws{q} = load float, ptr {t}.wp{q}",
-                f"  {t}.wv{q}.0 = insertelement <16 x float> poison, float {t}.ws{q}, i64 0",
-                f"  {t}.wv{q} = shufflevector <16 x float> {t}.wv{q}.0, <16 x float> poison, "
-                "<16 x i32> zeroinitializer",
+                *masks.splat(f"{t}.wv{q}", f"{t}.wp{q}"),
             ]
             for v in range(conv.vectors):
                 previous = acc[q][v] if tap == 0 else f"{acc[q][v]}.t{tap - 1}"

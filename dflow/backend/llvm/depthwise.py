@@ -25,8 +25,6 @@ from dflow.backend.llvm.masks import VECTOR
 if TYPE_CHECKING:
     from dflow.backend.llvm.convolution import DirectConv
 
-SPLAT = "<16 x i32> zeroinitializer"
-
 ZERO_MARGIN = 2 * VECTOR
 """Zeros before the row of zeros a row past the edges reads, and (with a row's width)
 after it: its masked loads' lanes stay inside it, dropped or not. A masked-off lane
@@ -109,20 +107,11 @@ def _plane(conv: DirectConv) -> list[str]:
         lines += [
             f"  %w{t}.i = add i64 %q.wat, {t}",
             f"  %w{t}.p = getelementptr float, ptr %w, i64 %w{t}.i",
-            *_splat(f"%w{t}", f"%w{t}.p"),
+            *masks.splat(f"%w{t}", f"%w{t}.p"),
         ]
     if conv.bias:
-        lines += ["  %b.p = getelementptr float, ptr %bias, i64 %q.k", *_splat("%b", "%b.p")]
+        lines += ["  %b.p = getelementptr float, ptr %bias, i64 %q.k", *masks.splat("%b", "%b.p")]
     return lines
-
-
-def _splat(name: str, pointer: str) -> list[str]:
-    """The float at `pointer` in every lane of vector `name`."""
-    return [
-        f"  {name}.s = load float, ptr {pointer}",
-        f"  {name}.0 = insertelement <16 x float> poison, float {name}.s, i64 0",
-        f"  {name} = shufflevector <16 x float> {name}.0, <16 x float> poison, {SPLAT}",
-    ]
 
 
 def _input_rows(conv: DirectConv) -> list[str]:

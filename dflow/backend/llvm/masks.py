@@ -1,5 +1,6 @@
 """Vector loads and stores of some lanes only, as LLVM: the masked memory access of a
-generated convolution's edges (`convolution.py`, `depthwise.py`).
+generated convolution's edges (`convolution.py`, `depthwise.py`); and a float loaded
+into every lane (a weight or a bias).
 
 A lane outside `[first, end)` is neither read (it is zero) nor written, so a vector
 may start before a buffer or run past its end; of all 16 lanes, a plain access. The
@@ -42,3 +43,13 @@ def store(value: str, pointer: str, first: int = 0, end: int = VECTOR) -> str:
         f"  call void @llvm.masked.store.v16f32.p0(<16 x float> {value}, ptr {pointer}, "
         f"i32 4, <16 x i1> {mask(first, end)})"
     )
+
+
+def splat(name: str, pointer: str) -> list[str]:
+    """The float at `pointer` in every lane of vector `name` (`<name>.s` the float)."""
+    return [
+        f"  {name}.s = load float, ptr {pointer}",
+        f"  {name}.0 = insertelement <16 x float> poison, float {name}.s, i64 0",
+        f"  {name} = shufflevector <16 x float> {name}.0, <16 x float> poison, "
+        "<16 x i32> zeroinitializer",
+    ]
