@@ -18,14 +18,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from arena_runner import ArenaRun, run_in_arena
 from cli_support import run_dflow
 from graphgen import place_randomly, random_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from plan_checker import Block, check_blocks, check_module
+from plan_checker import Block, check_blocks, check_module, check_plan
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i64
-from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException
 
 from dflow.analysis.memory.function_schedule import plan_entry
@@ -39,13 +40,11 @@ from dflow.analysis.memory.liveness import (
     align,
     peak_live_bytes,
 )
-from dflow.analysis.memory.memory_plan import MemoryPlan, plan
+from dflow.analysis.memory.memory_plan import plan
 from dflow.analysis.memory.packing import PACKERS, FreeList, arena_size
-from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.constant import ConstantOp
-from dflow.dialects.df.semantics import evaluate
-from dflow.dialects.df.types import i64_array, static_tensor
+from dflow.dialects.df.types import i64_array
 from dflow.driver.frontdoors.cli import main
 from dflow.driver.loading.feeds import random_inputs
 from dflow.driver.loading.pipeline import apply_pipeline
@@ -62,22 +61,6 @@ def blocks_of(buffers: list[Buffer], offsets: list[int]) -> list[Block]:
         Block(f"b{i}", b.size, o, b.start, b.end)
         for i, (b, o) in enumerate(zip(buffers, offsets, strict=True))
     ]
-
-
-def check_plan(schedule: Schedule, memory: MemoryPlan) -> None:
-    """Check a pure plan value by value: each value's raw size at its offset, live over
-    its own interval; the schedule's candidates are the only pairs that may share."""
-    offsets = memory.value_offsets()
-    blocks = [
-        Block(f"v{v}", schedule.values[v].size, offsets[v], *memory.intervals[v])
-        for v in memory.intervals
-    ]
-    candidates = {(f"v{i}", f"v{o}") for step in schedule.steps for o, i in step.inplace}
-    views = {(f"v{i}", f"v{o}") for step in schedule.steps for o, i in step.alias}
-    check_blocks(blocks, memory.arena_bytes, candidates, views=views)
-    assert memory.lower_bound_bytes <= memory.arena_bytes <= memory.naive_bytes
-    for name, arena in memory.arenas.items():
-        assert arena >= memory.lower_bound_bytes, name
 
 
 def chain(sizes: list[int], inplace: bool = True) -> Schedule:
@@ -205,7 +188,11 @@ def test_bad_schedules_are_refused(steps: tuple[Step, ...], message: str) -> Non
 
 
 def test_lower_bound_is_the_peak_of_live_aligned_bytes() -> None:
-    buffers = [Buffer((0,), 128, 0, 2), Buffer((1,), 64, 1, 1), Buffer((2,), 256, 2, 3)]
+    buffers = [
+        Buffer((0,), 128, 0, 2, (0,)),
+        Buffer((1,), 64, 1, 1, (0,)),
+        Buffer((2,), 256, 2, 3, (0,)),
+    ]
     assert peak_live_bytes(buffers) == 128 + 256
     assert peak_live_bytes([]) == 0
 
@@ -228,7 +215,7 @@ def random_buffers(rng: random.Random, count: int, steps: int) -> list[Buffer]:
     for index in range(count):
         start = rng.randrange(steps)
         size = align(rng.choice([0, 1, 63, 64, 100, 640, 4096, rng.randrange(1, 20000)]))
-        buffers.append(Buffer((index,), size, start, min(steps, start + rng.randrange(6))))
+        buffers.append(Buffer((index,), size, start, min(steps, start + rng.randrange(6)), (0,)))
     return buffers
 
 
@@ -252,7 +239,7 @@ def test_every_packer_is_valid_on_random_intervals(seed: int, packer: str) -> No
 )
 def test_packers_never_overlap_live_buffers(specs: list[tuple[int, int, int]], packer: str) -> None:
     buffers = [
-        Buffer((i,), blocks * ALIGNMENT, start, start + length)
+        Buffer((i,), blocks * ALIGNMENT, start, start + length, (0,))
         for i, (blocks, start, length) in enumerate(specs)
     ]
     offsets = PACKERS[packer](buffers)
@@ -318,40 +305,6 @@ def planned(module: ModuleOp) -> ModuleOp:
     return module
 
 
-def _view(arena: np.ndarray[Any, Any], offset: int, value: SSAValue) -> np.ndarray[Any, Any]:
-    tensor = static_tensor(value.type)
-    dtype = numpy_dtype(tensor.element_type)
-    count = int(np.prod(tensor.get_shape(), dtype=np.int64))
-    raw = arena[offset : offset + count * dtype.itemsize]
-    return raw.view(dtype).reshape(tensor.get_shape())
-
-
-def run_in_arena(function: FuncOp, inputs: list[Any]) -> list[Any]:
-    """Run a planned function writing every arena result into one byte array at its
-    offset (the arena starts as garbage) and reading operands back from there."""
-    size = function.attributes["df.arena_bytes"]
-    assert isinstance(size, IntegerAttr)
-    arena = np.random.default_rng(0).integers(0, 256, size.value.data, dtype=np.uint8)
-    values: dict[SSAValue, Any] = dict(zip(function.args, inputs, strict=True))
-    offset: dict[SSAValue, int] = {}
-    for op in function.body.block.ops:
-        if isinstance(op, ReturnOp):
-            return [_read(arena, offset, values, v) for v in op.arguments]
-        result = evaluate(op, [_read(arena, offset, values, v) for v in op.operands])[0]
-        if isinstance(op, ConstantOp):
-            values[op.results[0]] = result
-            continue
-        offsets = op.attributes["df.offset"]
-        assert isinstance(offsets, DenseArrayBase)
-        offset[op.results[0]] = int(offsets.get_values()[0])  # pyright: ignore[reportArgumentType]
-        _view(arena, offset[op.results[0]], op.results[0])[...] = result
-    raise AssertionError("no return")
-
-
-def _read(arena: Any, offset: dict[SSAValue, int], values: dict[SSAValue, Any], v: SSAValue) -> Any:
-    return _view(arena, offset[v], v).copy() if v in offset else values[v]
-
-
 @pytest.mark.parametrize("seed", range(12))
 def test_random_graphs_run_in_their_arena_like_the_interpreter(seed: int) -> None:
     module = random_graph(seed, min_ops=40, dtype="f32" if seed % 2 else "f64")
@@ -402,30 +355,9 @@ def _sent_intact(function: FuncOp, inputs: list[Any]) -> tuple[list[Any], bool]:
     """`run_in_arena` that also keeps a copy of each sent value as it was sent: the
     results, and whether every sent value's bytes are still in its block at the end
     (what an MPI send reading the arena while the function runs on needs)."""
-    size = function.attributes["df.arena_bytes"]
-    assert isinstance(size, IntegerAttr)
-    arena = np.random.default_rng(0).integers(0, 256, size.value.data, dtype=np.uint8)
-    values: dict[SSAValue, Any] = dict(zip(function.args, inputs, strict=True))
-    offset: dict[SSAValue, int] = {}
-    sent: list[tuple[SSAValue, Any]] = []
-    for op in function.body.block.ops:
-        if isinstance(op, ReturnOp):
-            results = [_read(arena, offset, values, v) for v in op.arguments]
-            intact = all(
-                np.array_equal(_read(arena, offset, values, v), copy, equal_nan=True)
-                for v, copy in sent
-            )
-            return results, intact
-        if isinstance(op, SendOp):
-            sent.append((op.operands[0], _read(arena, offset, values, op.operands[0])))
-            continue
-        result = evaluate(op, [_read(arena, offset, values, v) for v in op.operands])[0]
-        if isinstance(op, ConstantOp):
-            values[op.results[0]] = result
-            continue
-        offset[op.results[0]] = first_offset(op)
-        _view(arena, offset[op.results[0]], op.results[0])[...] = result
-    raise AssertionError("no return")
+    run = ArenaRun(function)
+    results = run.run(inputs)
+    return results, run.sends_intact()
 
 
 def test_held_sends_stay_in_their_blocks_to_the_end() -> None:

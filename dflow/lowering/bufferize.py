@@ -7,7 +7,9 @@ place, this pass *outlines*: the buffer form of each computation is a new kernel
 function, and the graph stays on tensors beside it. For each graph function (of
 each device module, once partitioned), every `df.fused` and every other computing
 op (all but `df.constant`, `df.send`, `df.recv` and the terminator) gets a kernel,
-but a view the planner makes of its input (`function_schedule.view_source`): a
+but a view the planner makes (`function_schedule.is_view`: a reshape of its input,
+or a concatenation whose operands are written in place into it, which this pass
+marks `df.view` where `analysis/memory/concat_views.py` finds it can): a
 private `func.func` of the same module over memrefs, named after the group
 (`fused_add_0`) or the op (`matmul_3`), built by `lowering/kernels/`. The graph op
 stays, on tensors,
@@ -23,13 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, UnitAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from dflow.analysis.memory.function_schedule import view_source
-from dflow.dialects.df.annotations import KERNEL
+from dflow.analysis.memory.concat_views import concat_views
+from dflow.analysis.memory.function_schedule import is_view
+from dflow.dialects.df.annotations import KERNEL, VIEW
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 from dflow.lowering.kernels.builder import Group, Library, build_kernel, is_kernel_op
@@ -52,11 +55,13 @@ def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
     names = KernelNames({f.sym_name.data for f in scope.ops if isinstance(f, FuncOp)})
     kernels: list[FuncOp] = []
     for function in graph_functions(scope):
+        for concat in concat_views(function):
+            concat.attributes[VIEW] = UnitAttr()
         for op in function.body.walk():
             if op.parent_op() is not function or not is_kernel_op(op):
                 continue
-            if view_source(op) is not None:
-                statistics.count("ReshapeViews")
+            if is_view(op):
+                statistics.count("ConcatViews" if VIEW in op.attributes else "ReshapeViews")
                 continue
             if KERNEL in op.attributes:
                 raise _fail(f"{op.name} already runs a kernel: the module is bufferized")

@@ -13,8 +13,8 @@ the same name over memrefs, keeping its other attributes (`df.arguments`,
 3. for each op in order: a `df.constant` becomes a `memref.global` of the module
    read with `memref.get_global` (and copied to a GPU); a computing op takes a
    `dfrt.view` for each result at its planned offset and launches its kernel on
-   its operands and those views (a reshape that is a view of its input takes its
-   view at the input's offset and launches nothing); `df.send` becomes
+   its operands and those views (a view, a reshape of its input or a concatenation
+   marked `df.view`, takes its view at its planned offset and launches nothing); `df.send` becomes
    `dfrt.send`, `df.recv` a view and `dfrt.recv` into it;
 4. returns each result: on a CPU, a value computed here is written straight into a
    `dfrt.output` buffer (outside the arena; the planner's block for it stays unused)
@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from dflow.analysis.memory.function_schedule import view_source
+from dflow.analysis.memory.function_schedule import is_view
 from dflow.dialects import dfrt
 from dflow.dialects.devices import DEFAULT_DEVICE
 from dflow.dialects.df.annotations import ARENA_BYTES, KERNEL, OFFSET
@@ -119,7 +119,7 @@ class HostBuilder:
                 self.block.add_op(dfrt.RecvOp(view, op.key.data, op.source.data))
             case func.ReturnOp():
                 self.block.add_op(func.ReturnOp(*(self.result(v) for v in op.operands)))
-            case _ if view_source(op) is not None:
+            case _ if is_view(op):
                 self.views(op)
             case _:
                 self.launch(op)

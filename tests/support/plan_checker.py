@@ -6,16 +6,22 @@ live step) and an arena size:
 - any two blocks live at a common step share no byte, except a declared in-place
   pair (input, output) where the input dies at the very step the output is born,
   at the same offset and with the same size (the op overwrites element for element);
+- a declared slice pair (whole, part) puts the part's bytes inside the whole's (a
+  concatenation whose operands were written in place into it): the whole and its
+  parts become one block over the hull of their bytes, live from the first birth to
+  the last death; its written blocks (those that are no whole) must share no byte;
 - a declared view pair (source, view) at the same offset and size is one storage:
   the two blocks become one, live from the first birth to the last death, and an
   in-place pair naming either names that storage (a reshape's result is its
   input's bytes; nothing may overwrite them while either is read).
 
-`check_module` reads a planned module (`df.offset` on ops, `df.arena_bytes` on
-functions and device modules) and rebuilds everything else from the IR with its
+`check_plan` checks the plan of a schedule (`dflow.analysis.memory`'s model) value
+by value the same way. `check_module` reads a planned module (`df.offset` on ops,
+`df.arena_bytes` on functions and device modules) and rebuilds everything else from the IR with its
 own rules: sizes from shapes and its own element widths, live intervals from the
 uses (the return is the last step), which pairs may share in place (its own list of
-elementwise op names; a `df.reshape` at its input's offset is a view of it);
+elementwise op names; a `df.reshape` at its input's offset is a view of it; a
+`df.concat` whose operands sit end to end from its offset is made of them);
 arguments and constants must have no offset. Pairs are
 compared one by one (quadratic, obviously right), not with the planner's sweeps.
 """
@@ -23,12 +29,16 @@ compared one by one (quadratic, obviously right), not with the planner's sweeps.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from math import prod
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.hints import isa
+
+from dflow.analysis.memory.liveness import Schedule
+from dflow.analysis.memory.memory_plan import MemoryPlan
 
 ALIGNMENT = 64
 WIDTHS = {"f32": 4, "f64": 8, "i32": 4, "i64": 8, "i1": 1}
@@ -70,6 +80,38 @@ def _in_place(a: Block, b: Block, pairs: set[tuple[str, str]]) -> bool:
     return False
 
 
+def merge_slices(
+    blocks: list[Block], pairs: set[tuple[str, str]], slices: set[tuple[str, str]]
+) -> tuple[list[Block], set[tuple[str, str]]]:
+    """Each whole and its parts as one block (the name of the first of them, the hull of
+    their bytes, the union of their lifetimes), its written blocks checked apart, and
+    the in-place pairs renamed to match."""
+    storage = {block.name: block.name for block in blocks}
+
+    def root(name: str) -> str:
+        while storage.get(name, name) != name:
+            name = storage[name]
+        return name
+
+    for whole, part in sorted(slices):
+        if root(whole) != root(part):
+            storage[root(part)] = root(whole)
+    classes: dict[str, list[Block]] = {}
+    for block in blocks:
+        classes.setdefault(root(block.name), []).append(block)
+    wholes = {whole for whole, _ in slices}
+    merged: list[Block] = []
+    for name, members in classes.items():
+        written = sorted((b for b in members if b.name not in wholes), key=lambda b: b.offset)
+        for a, b in pairwise(written):
+            assert a.offset + a.size <= b.offset, f"{a.name} overlaps {b.name} in one storage"
+        start = min(b.offset for b in members)
+        end = max(b.offset + b.size for b in members)
+        first = min(b.start for b in members)
+        merged.append(Block(name, end - start, start, first, max(b.end for b in members)))
+    return merged, {(root(i), root(o)) for i, o in pairs}
+
+
 def merge_views(
     blocks: list[Block], pairs: set[tuple[str, str]], views: set[tuple[str, str]]
 ) -> tuple[list[Block], set[tuple[str, str]]]:
@@ -85,7 +127,8 @@ def merge_views(
 
     for source, view in sorted(views):
         a, b = by_name[root(source)], by_name[root(view)]
-        assert (a.offset, a.size) == (b.offset, b.size), f"{view} is not at {source}'s bytes"
+        inside = a.offset <= b.offset and b.offset + b.size <= a.offset + a.size
+        assert inside, f"{view} is not inside {source}'s bytes"
         merged = Block(a.name, a.size, a.offset, min(a.start, b.start), max(a.end, b.end))
         by_name[a.name] = merged
         storage[b.name] = a.name
@@ -99,10 +142,13 @@ def check_blocks(
     pairs: set[tuple[str, str]] | None = None,
     alignment: int = ALIGNMENT,
     views: set[tuple[str, str]] | None = None,
+    slices: set[tuple[str, str]] | None = None,
 ) -> None:
     """AssertionError naming the first fault; `pairs` are `(input, output)` names that
-    may share in place, `views` `(source, view)` names that are one storage."""
-    blocks, allowed = merge_views(blocks, pairs or set(), views or set())
+    may share in place, `views` `(source, view)` names that are one storage, `slices`
+    `(whole, part)` names whose part lies in the whole."""
+    blocks, allowed = merge_slices(blocks, pairs or set(), slices or set())
+    blocks, allowed = merge_views(blocks, allowed, views or set())
     for block in blocks:
         assert block.offset % alignment == 0, f"{block.name} at {block.offset} is not aligned"
         assert block.offset >= 0, f"{block.name} at a negative offset {block.offset}"
@@ -150,9 +196,34 @@ def _is_view(op: Operation, offsets: list[int], placed: dict[SSAValue, int]) -> 
     return source is not None and placed.get(source) == offsets[0]
 
 
-def _function_blocks(
-    function: FuncOp,
-) -> tuple[list[Block], set[tuple[str, str]], set[tuple[str, str]]]:
+def _concat_parts(op: Operation, offsets: list[int], placed: dict[SSAValue, int]) -> bool:
+    """A concatenation along an axis after size-1 axes only, each operand at the
+    concatenation's offset plus the bytes of the operands before it: made of them."""
+    if op.name != "df.concat":
+        return False
+    shape = _shape(op.results[0].type)
+    axis = op.properties["axis"]
+    assert isinstance(axis, IntegerAttr)
+    if prod(shape[: axis.value.data % len(shape)]) != 1:
+        return False
+    at = offsets[0]
+    for operand in op.operands:
+        if placed.get(operand) != at:
+            return False
+        at += _size(operand.type)
+    return True
+
+
+def _shape(type: Attribute) -> tuple[int, ...]:
+    assert isa(type, TensorType[Attribute]), f"{type} is not a tensor"
+    return tuple(type.get_shape())
+
+
+Planned = tuple[list[Block], set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str]]]
+"""Blocks, in-place pairs, views and slices."""
+
+
+def _function_blocks(function: FuncOp) -> Planned:
     ops = list(function.body.block.ops)
     step = {op: index for index, op in enumerate(ops)}
     names: dict[SSAValue, str] = {}
@@ -160,6 +231,7 @@ def _function_blocks(
     blocks: list[Block] = []
     pairs: set[tuple[str, str]] = set()
     views: set[tuple[str, str]] = set()
+    slices: set[tuple[str, str]] = set()
     for index, op in enumerate(ops):
         offsets = _offsets(op)
         if op.name == "df.constant" or not op.results:
@@ -173,6 +245,8 @@ def _function_blocks(
             placed[result] = offset
             if _is_view(op, offsets, placed):
                 views.add((names[op.operands[0]], names[result]))
+            if _concat_parts(op, offsets, placed):
+                slices |= {(names[result], names[o]) for o in op.operands}
             end = max((step[use.operation] for use in result.uses), default=index)
             blocks.append(Block(names[result], _size(result.type), offset, index, end))
             pairs |= {
@@ -180,14 +254,14 @@ def _function_blocks(
                 for o in op.operands
                 if o in names and _may_share(op, o, result)
             }
-    return blocks, pairs, views
+    return blocks, pairs, views, slices
 
 
 def check_function(function: FuncOp) -> int:
     """Check one planned function; returns the number of blocks."""
     arena = _int(function.attributes.get("df.arena_bytes"), f"@{function.sym_name.data}")
-    blocks, pairs, views = _function_blocks(function)
-    check_blocks(blocks, arena, pairs, views=views)
+    blocks, pairs, views, slices = _function_blocks(function)
+    check_blocks(blocks, arena, pairs, views=views, slices=slices)
     return len(blocks)
 
 
@@ -206,3 +280,20 @@ def check_module(module: ModuleOp) -> int:
             for function in functions:
                 assert _int(function.attributes.get("df.arena_bytes"), "") <= arena
     return total
+
+
+def check_plan(schedule: Schedule, memory: MemoryPlan) -> None:
+    """Check a pure plan value by value: each value's raw size at its offset, live over
+    its own interval; the schedule's candidates are the only pairs that may share."""
+    offsets = memory.value_offsets()
+    blocks = [
+        Block(f"v{v}", schedule.values[v].size, offsets[v], *memory.intervals[v])
+        for v in memory.intervals
+    ]
+    candidates = {(f"v{i}", f"v{o}") for step in schedule.steps for o, i in step.inplace}
+    views = {(f"v{i}", f"v{o}") for step in schedule.steps for o, i in step.alias}
+    slices = {(f"v{step.writes[0]}", f"v{p}") for step in schedule.steps for p, _ in step.parts}
+    check_blocks(blocks, memory.arena_bytes, candidates, views=views, slices=slices)
+    assert memory.lower_bound_bytes <= memory.arena_bytes <= memory.naive_bytes
+    for name, arena in memory.arenas.items():
+        assert arena >= memory.lower_bound_bytes, name

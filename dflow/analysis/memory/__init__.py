@@ -1,6 +1,7 @@
 """Memory planning, IR-free where it can be (as NNVM's PlanMemory): a function's ops
 as a schedule of steps (`liveness.py`: what each step reads and writes, liveness,
-in-place sharing and views, the lower bound), the packing of buffers into one arena
+in-place sharing and views, the lower bound; `slices.py`: values placed inside one
+another), the concatenations made views (`concat_views.py`), the packing of buffers into one arena
 (`packing.py`), the plan of a schedule (`memory_plan.py`) and of a `df` function
 (`function_schedule.py`: the only module here that reads IR), and the orders of the
 ops that lower the bound (`scheduling.py`'s heuristics, `exact_schedule.py`'s search,

@@ -18,7 +18,10 @@ sharing and the packing. This module says what each op means for memory:
 - a `df.reshape` of a value in the arena is a view of it (`view_source`):
   the same bytes, so the same offset, held until both are dead; its kernel is
   never built. A reshape of an argument or a constant, or whose input or result
-  is returned (a result is the caller's own array, not arena bytes), copies.
+  is returned (a result is the caller's own array, not arena bytes), copies;
+- a `df.concat` marked `df.view` (`concat_views.py` chooses them) is made of its
+  operands, each written in place at its offset in the result (`Step.parts`): it
+  copies nothing, and its kernel is never built.
 
 Functions must be straight-line `df` code ending in `func.return`: calls (a callee
 would need its own part of the arena), ops of other dialects and ops with regions
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
@@ -49,9 +53,10 @@ from dflow.analysis.memory.liveness import PlanError, Schedule, Step, Value
 from dflow.analysis.memory.memory_plan import MemoryPlan, plan
 from dflow.analysis.memory.scheduling import Dependences
 from dflow.dialects.devices import DEFAULT_DEVICE
-from dflow.dialects.df.annotations import device_of
+from dflow.dialects.df.annotations import VIEW, device_of
 from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.fusion import FusedOp
+from dflow.dialects.df.shape_ops import ConcatOp
 from dflow.dialects.df.symbols import device_scopes, require_function, several_blocks
 from dflow.dialects.df.traits import InPlace, ViewLike
 from dflow.dialects.df.types import tensor_bytes
@@ -75,13 +80,28 @@ def view_source(op: Operation) -> SSAValue | None:
     source, result = op.operands[0], op.results[0]
     if not isinstance(source.owner, Operation) or source.owner.has_trait(ConstantLike):
         return None
-    if _returned(source) or _returned(result):
+    if returned(source) or returned(result):
         return None
     return source
 
 
-def _returned(value: SSAValue) -> bool:
+def returned(value: SSAValue) -> bool:
+    """Whether the function returns `value`."""
     return any(isinstance(use.operation, ReturnOp) for use in value.uses)
+
+
+def concat_parts(op: ConcatOp) -> list[tuple[SSAValue, int]]:
+    """Each operand of `op` and its byte offset in the result, were they laid end to
+    end (what they are when `op` is a view: `concat_views.py`)."""
+    offsets = accumulate((tensor_bytes(v.type) for v in op.operands), initial=0)
+    return list(zip(op.operands, offsets, strict=False))
+
+
+def is_view(op: Operation) -> bool:
+    """Whether `op` is a view the plan makes: a reshape of its input
+    (`view_source`), or a concatenation of its operands written in place into it
+    (marked `df.view` by `df-bufferize`). A view runs no kernel."""
+    return view_source(op) is not None or (isinstance(op, ConcatOp) and VIEW in op.attributes)
 
 
 def _pure(op: Operation) -> bool:
@@ -155,7 +175,12 @@ class FunctionSchedule:
         pairs = tuple((writes[0], self.index[v]) for v in inplace_operands(op))
         source = view_source(op)
         alias = ((writes[0], self.index[source]),) if source is not None else ()
-        return Step(tuple(self.index[v] for v in self.reads(op)), writes, pairs, alias)
+        parts = (
+            tuple((self.index[v], at) for v, at in concat_parts(op))
+            if isinstance(op, ConcatOp) and is_view(op)
+            else ()
+        )
+        return Step(tuple(self.index[v] for v in self.reads(op)), writes, pairs, alias, parts)
 
     def reads(self, op: Operation) -> list[SSAValue]:
         """What `op` reads: its operands; with `hold_sends`, the return also reads

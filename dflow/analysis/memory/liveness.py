@@ -26,6 +26,13 @@ The model:
 - Views: a step may declare `(output, input)` aliases (a reshape: the same bytes
   seen with another shape). The output joins the input's buffer whatever their
   lifetimes, so the buffer lives until both are dead; it costs no bytes of its own.
+- Slices: a step may declare its output made of `parts`, `(input, byte offset)`
+  pairs (a concatenation whose operands were written in place into it: it writes
+  nothing itself). Each part is then written, by its own step, at its offset in
+  the output; slices chain and overlap (`slices.py`), and each class of values
+  placed inside one another is one buffer from its first write to its last read,
+  each value at its offset in it (`Buffer.within`). A part never writes over its
+  input in place: its place is taken.
 
 The most aligned bytes live at any one step (`peak_live_bytes`) bound every
 packing's arena from below.
@@ -36,6 +43,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
+
+from dflow.analysis.memory.slices import Slices
 
 ALIGNMENT = 64
 """Every offset is a multiple of this many bytes, and every block size too."""
@@ -74,6 +83,9 @@ class Step:
     alias: tuple[tuple[int, int], ...] = ()
     """`(output, input)` pairs: `output` is `input`'s storage itself (a view), for as
     long as either lives."""
+    parts: tuple[tuple[int, int], ...] = ()
+    """`(input, byte offset)` pairs: the step's one output is these inputs, each
+    written in place at its offset, and the step writes no byte itself."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,8 @@ class Buffer:
     start: int
     end: int
     """The first and last steps at which the block holds live data (inclusive)."""
+    within: tuple[int, ...]
+    """Each value's byte offset in the block, in the order of `values`."""
 
     def meets(self, other: Buffer) -> bool:
         """Whether both are live at some step (then they must not share a byte)."""
@@ -127,41 +141,105 @@ def _name(schedule: Schedule, value: int) -> str:
 
 @dataclass
 class _Sharing:
-    """In-place decisions, made step by step: which values share which group."""
+    """In-place decisions, made step by step: which values share which group, and
+    where in it."""
 
     schedule: Schedule
     intervals: dict[int, tuple[int, int]]
     group_of: dict[int, int] = field(default_factory=dict[int, int])
     groups: list[list[int]] = field(default_factory=list[list[int]])
     pairs: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
+    within: dict[int, int] = field(default_factory=dict[int, int])
+    """Each value's byte offset in its group."""
 
     ends: list[int] = field(default_factory=list[int])
     """The last step at which each group holds a live value."""
 
+    placed: dict[int, int] = field(default_factory=dict[int, int])
+    """Each value of a class of slices: its offset from the class's first byte."""
+    class_of: dict[int, int] = field(default_factory=dict[int, int])
+    class_end: dict[int, int] = field(default_factory=dict[int, int])
+    """Of each class of slices, by root: the last step at which a value of it is read."""
+    class_group: dict[int, int] = field(default_factory=dict[int, int])
+
     def run(self) -> None:
+        self._classes()
         for index, step in enumerate(self.schedule.steps):
             taken: set[int] = set()
             for output in step.writes:
                 if output not in self.intervals:
                     continue
-                group = self._viewed(step, output)
-                if group is None:
-                    group = self._reusable(step, index, output, taken)
-                if group is None:
-                    group = len(self.groups)
-                    self.groups.append([])
-                    self.ends.append(index)
+                group = self._group(step, index, output, taken)
+                self.within.setdefault(output, 0)
                 taken.add(group)
                 self.groups[group].append(output)
                 self.group_of[output] = group
                 self.ends[group] = max(self.ends[group], self.intervals[output][1])
 
+    def _classes(self) -> None:
+        """The classes of slices the steps' `parts` make; a PlanError where they
+        contradict each other, or place a value outside the arena or off the
+        alignment."""
+        slices = Slices([value.size for value in self.schedule.values])
+        for step in self.schedule.steps:
+            if step.parts and not slices.place(step.writes[0], step.parts):
+                whole = _name(self.schedule, step.writes[0])
+                raise PlanError(f"the parts of {whole} overlap or contradict their other places")
+        self.placed = slices.within()
+        for root, values in slices.members.items():
+            for value in values:
+                self._check_slice(value)
+                self.class_of[value] = root
+            self.class_end[root] = max(self.intervals[v][1] for v in values)
+
+    def _check_slice(self, value: int) -> None:
+        """A PlanError unless the slice `value` is in the arena, on the alignment."""
+        where = (
+            "not in the arena"
+            if value not in self.intervals
+            else "off the alignment"
+            if self.placed[value] % ALIGNMENT
+            else None
+        )
+        if where is not None:
+            raise PlanError(f"{_name(self.schedule, value)} is a slice {where}")
+
+    def _group(self, step: Step, index: int, output: int, taken: set[int]) -> int:
+        """The group `output` joins: its source's (a view), its class's (a slice), an
+        input's it overwrites, or a new one."""
+        group = self._viewed(step, output)
+        if group is None:
+            group = self._sliced(output)
+        if group is None:
+            group = self._reusable(step, index, output, taken)
+        if group is None:
+            group = self._new(index)
+        return group
+
+    def _new(self, end: int) -> int:
+        """A new group, holding live data until step `end` so far."""
+        self.groups.append([])
+        self.ends.append(end)
+        return len(self.groups) - 1
+
     def _viewed(self, step: Step, output: int) -> int | None:
         """The group of the value `output` is a view of, if any."""
         for out, input in step.alias:
             if out == output and input in self.group_of:
+                self.within[output] = self.within[input]
                 return self.group_of[input]
         return None
+
+    def _sliced(self, output: int) -> int | None:
+        """The group of `output`'s class of slices, made when its first value is
+        written and held until the class's last read, if `output` is a slice."""
+        root = self.class_of.get(output)
+        if root is None:
+            return None
+        if root not in self.class_group:
+            self.class_group[root] = self._new(self.class_end[root])
+        self.within[output] = self.placed[output]
+        return self.class_group[root]
 
     def _reusable(self, step: Step, index: int, output: int, taken: set[int]) -> int | None:
         """The group of the first candidate input `output` may overwrite, if any."""
@@ -174,6 +252,7 @@ class _Sharing:
             same_size = self.schedule.values[input].size == size
             if dies_here and same_size and group not in taken:
                 self.pairs.append((input, output))
+                self.within[output] = self.within[input]
                 return group
         return None
 
@@ -182,9 +261,10 @@ class _Sharing:
         return [
             Buffer(
                 tuple(group),
-                align(max(values[v].size for v in group)),
+                align(max(self.within[v] + values[v].size for v in group)),
                 self.intervals[group[0]][0],
                 end,
+                tuple(self.within[v] for v in group),
             )
             for group, end in zip(self.groups, self.ends, strict=True)
         ]

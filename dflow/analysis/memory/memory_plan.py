@@ -80,9 +80,9 @@ class MemoryPlan:
     def value_offsets(self) -> dict[int, int]:
         """The offset of every arena value (values sharing a buffer share it)."""
         return {
-            value: offset
+            value: offset + within
             for buffer, offset in zip(self.buffers, self.offsets, strict=True)
-            for value in buffer.values
+            for value, within in zip(buffer.values, buffer.within, strict=True)
         }
 
 
@@ -97,6 +97,7 @@ def plan(schedule: Schedule, every_packer: bool = False) -> MemoryPlan:
     arenas = {name: arena_size(buffers, offsets) for name, offsets in packings.items()}
     best = min(arenas, key=lambda name: arenas[name])
     views = {output for step in schedule.steps for output, _ in step.alias}
+    views.update(step.writes[0] for step in schedule.steps if step.parts)
     naive = sum(align(schedule.values[v].size) for v in intervals if v not in views)
     return MemoryPlan(
         tuple(buffers),

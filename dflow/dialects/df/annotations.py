@@ -44,6 +44,10 @@ WORK = "df.work"
 """On a kernel `func.func` (`df-bufferize`): `array<i64: flops, bytes>`, the cost
 model's count of its floating-point operations and of the bytes it reads and writes
 (its inputs and outputs: what a fused kernel keeps in registers is not counted)."""
+VIEW = "df.view"
+"""Unit, on a `df.concat` (`df-bufferize`): the memory plan writes each operand in place
+into its slice of the result (`analysis/memory/concat_views.py`), so it copies nothing
+and runs no kernel."""
 OFFSET = "df.offset"
 """On an op (`df-plan-buffers`): the arena offset of each of its results, in bytes."""
 ARENA_BYTES = "df.arena_bytes"

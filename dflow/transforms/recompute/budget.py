@@ -185,7 +185,8 @@ def _read_clones(step: Step, clone_of: dict[int, int], writes: bool = False) -> 
     out = tuple(mapped(w) for w in step.writes) if writes else step.writes
     pairs = tuple((mapped(o) if writes else o, mapped(i)) for o, i in step.inplace)
     alias = tuple((mapped(o) if writes else o, mapped(i)) for o, i in step.alias)
-    return Step(tuple(mapped(r) for r in step.reads), out, pairs, alias)
+    parts = tuple((mapped(p), at) for p, at in step.parts)
+    return Step(tuple(mapped(r) for r in step.reads), out, pairs, alias, parts)
 
 
 def chen_plans(model: RecomputeModel, _budget: int) -> Iterator[frozenset[int]]:
