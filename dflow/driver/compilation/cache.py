@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from dflow.driver.errors import DflowError
 from dflow.runtime.cache_root import ROOFLINE, STORE, cache_root, not_a_folder, sources_digest
@@ -148,6 +150,17 @@ def _in_progress(entry: Entry) -> bool:
     process may be compiling into it."""
     scratch = entry.path.name.startswith(SCRATCH_PREFIX)
     return scratch and time.time() - entry.used < SCRATCH_GRACE_S
+
+
+def stored_signatures(directory: Path) -> dict[str, Any]:
+    """The signatures of the entry functions a cache entry keeps (`SIGNATURES`, as
+    JSON, by entry name); empty where there is no entry, or one written before
+    signatures were kept."""
+    try:
+        stored: dict[str, Any] = json.loads((directory / SIGNATURES).read_text())
+    except (OSError, ValueError):
+        return {}
+    return stored
 
 
 def mark_used(directory: Path) -> None:

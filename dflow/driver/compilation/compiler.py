@@ -42,6 +42,7 @@ from dflow.driver.compilation.cache import (
     mark_used,
     private_cache_entry,
     program_key,
+    stored_signatures,
     trim,
 )
 from dflow.driver.compilation.devices import devices_for, split_for_devices
@@ -307,6 +308,28 @@ def compiled_program(
         finally:  # gone once renamed; removed when the compile failed or lost the race
             shutil.rmtree(scratch, ignore_errors=True)
         trim(keep=directory)
+    return _loaded(directory)
+
+
+def cached_program(
+    request: str, parallel: bool, passes: str, target: str | None
+) -> tuple[LoadedProgram, dict[str, Any]] | None:
+    """The loaded program of a compile asked for by `request` (`run_options.request_key`)
+    and the signatures of its entries, when its cache entry exists: what a second
+    `dflow.compile` of an ONNX model needs, without importing the model again; None
+    where there is no such entry."""
+    target = cpu_target(target)
+    directory = private_cache_entry(program_key(request, None, parallel, passes, "", target))
+    signatures = stored_signatures(directory)
+    if not signatures:
+        return None
+    mark_used(directory)
+    return _loaded(directory), signatures
+
+
+def _loaded(directory: Path) -> LoadedProgram:
+    """The program of the cache entry `directory`, its numba kernels that the kernel
+    store lacks compiled (in a process per usable core)."""
     program = load_program(directory)
     numba_parts = [p for p in program.parts if p.device.startswith("cpu") and uses_numba(p.module)]
     if numba_parts:  # numba is imported only for them (0.2 s of an llvm target's start)

@@ -16,7 +16,7 @@ its own arenas, `runtime/program.py`). Bad feeds raise `FeedError` with the mess
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,14 +30,14 @@ from xdsl.dialects.func import FuncOp
 from dflow.dialects.devices import DeviceList
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.symbols import device_modules, graph_functions
-from dflow.driver.compilation.compiler import compiled_program
+from dflow.driver.compilation.compiler import cached_program, compiled_program
 from dflow.driver.compilation.devices import DEFAULT, check_gpus, devices_for
 from dflow.driver.compilation.interpreted import interpret
 from dflow.driver.errors import DflowError
 from dflow.driver.loading import feeds
-from dflow.driver.loading.arrays import Parameter
+from dflow.driver.loading.arrays import EntrySignature, Parameter
 from dflow.driver.loading.checked import ProgramLike, check_runnable_module, load
-from dflow.driver.loading.onnx_input import Shapes, is_model, symbolic_inputs
+from dflow.driver.loading.onnx_input import Shapes, is_model, model_key, symbolic_inputs
 from dflow.driver.loading.partitioned import entry_signature, is_partitioned
 from dflow.driver.loading.pipeline import parsed_pipeline
 from dflow.driver.loading.run_options import checked_device_option, request_key
@@ -143,15 +143,69 @@ def compile_program(
     """`compile` of a program of static shapes (given, where symbolic)."""
     passes = passes or ""
     target = cpu_target(target)
+    asked = None if devices is None else checked_device_option(devices, "devices")
+    if not mpi and is_model(program):
+        found = _compiled_model(program, shapes, asked, entry, (parallel, passes, target))
+        if found is not None:
+            return found
     loaded = load(program, parsed_pipeline(passes), shapes=shapes)
     text, module = loaded.key, loaded.module
     check_runnable_module(module)
-    asked = None if devices is None else checked_device_option(devices, "devices")
     request = request_key(text, asked, passes, ordered=not is_partitioned(module))
     placed = devices_for(module, asked)
-    return Program(
-        module, text, placed, parallel, passes, entry, mpi, request=request, target=target
+    checked = module.clone()
+    _check_entry(entry, _entries(checked))
+    if mpi:
+        ranked = _on_ranks(module, text, placed, parallel, passes, target)
+        return Program(cast(LoadedProgram, ranked.parts), lambda: checked, placed, entry, ranked)
+    check_gpus(module, placed)
+    compiled = compiled_program(
+        text, module, placed, parallel, passes=passes, request=request, target=target
     )
+    return Program(compiled, lambda: checked, placed, entry)
+
+
+def _compiled_model(
+    model: ProgramLike,
+    shapes: Shapes | None,
+    asked: DeviceList | None,
+    entry: str,
+    options: tuple[bool, str, str],
+) -> Program | None:
+    """An ONNX model compiled before (`options`: parallel, passes, target), loaded from
+    its cache entry without importing it: the import was most of a second compile
+    (1.5 s of DenseNet-201's 2 s), and `Program.module` imports it when asked. None
+    where there is no entry, or the devices name a GPU (checked the whole way). An
+    imported model has no pins, so the devices asked for are the devices it runs on."""
+    if asked is not None and asked.gpus():
+        return None
+    key = model_key(model, shapes)
+    if key is None:
+        return None
+    parallel, passes, target = options
+    found = cached_program(request_key(key, asked, passes), parallel, passes, target)
+    if found is None or entry not in found[1]:
+        return None
+    compiled, stored = found
+    signatures = {name: EntrySignature.from_json(data) for name, data in stored.items()}
+
+    def imported() -> ModuleOp:
+        return load(model, parsed_pipeline(passes), shapes=shapes).module
+
+    return Program(compiled, imported, asked, entry, signatures=signatures)
+
+
+def _entries(module: ModuleOp) -> tuple[str, ...]:
+    """The functions of `module` that can be called, by name."""
+    parts = [part for _, part in device_modules(module)] or [module]
+    names = {f.sym_name.data: None for part in parts for f in graph_functions(part)}
+    return tuple(names)
+
+
+def _check_entry(entry: str, entries: Sequence[str]) -> None:
+    if entry not in entries:
+        names = ", ".join(f"@{name}" for name in entries) or "none"
+        raise DflowError(f"no function @{entry} to run (functions: {names})")
 
 
 @dataclass(frozen=True)
@@ -232,47 +286,41 @@ class Program:
 
     def __init__(
         self,
-        module: ModuleOp,
-        text: str,
+        loaded: LoadedProgram,
+        module: Callable[[], ModuleOp],
         devices: DeviceList | None,
-        parallel: bool,
-        passes: str,
         entry: str = "main",
-        mpi: bool = False,
+        ranked: MpiProgram | None = None,
         *,
-        request: str | None = None,
-        target: str | None = None,
+        signatures: Mapping[str, EntrySignature] | None = None,
     ):
-        """`request`: the cache key of the compile as asked for
-        (`run_options.request_key`), which `dflow run` shares; `target`: the CPU
-        target (`compile`)."""
-        self.module = module.clone()
-        """The program as it was checked, before the lowering (for `interpret`)."""
+        """`loaded`: the compiled program (under MPI, `ranked`'s parts); `module`: gives
+        the program as it was checked, before the lowering, when first asked
+        (`interpret`, `memory`); `signatures`: its entries' signatures as the cache
+        entry keeps them, which spare the module to a call."""
+        self.loaded = loaded
+        self._module = module
+        self.signatures: Mapping[str, EntrySignature] = signatures or {}
         self.devices = devices
         """The devices it runs on (None: one, `cpu:0`)."""
         self.entry = entry
         self.timeout = DEFAULT_RECV_TIMEOUT_S
         """Seconds a device waits for a value another device sends."""
         self.callable_entries: dict[str, Entry] = {}
-        if entry not in self.entries:
-            raise DflowError(f"no function @{entry} to run (functions: {self._names()})")
-        self.ranked: MpiProgram | None = None
+        self.ranked = ranked
         """This rank's part, under MPI (`mpi=True`)."""
-        if mpi:
-            self.ranked = _on_ranks(module.clone(), text, devices, parallel, passes, target)
-            self.loaded = cast(LoadedProgram, self.ranked.parts)
-            return
-        check_gpus(module, devices)
-        self.loaded: LoadedProgram = compiled_program(
-            text, module, devices, parallel, passes=passes, request=request, target=target
-        )
+        _check_entry(entry, self.entries)
+
+    @cached_property
+    def module(self) -> ModuleOp:
+        """The program as it was checked, before the lowering (for `interpret`); a
+        model loaded from the cache is imported again at the first ask."""
+        return self._module()
 
     @cached_property
     def entries(self) -> tuple[str, ...]:
         """The functions that can be called, by name."""
-        parts = [part for _, part in device_modules(self.module)] or [self.module]
-        names = {f.sym_name.data: None for part in parts for f in graph_functions(part)}
-        return tuple(names)
+        return tuple(self.signatures) or _entries(self.module)
 
     def _names(self) -> str:
         return ", ".join(f"@{name}" for name in self.entries) or "none"
@@ -356,6 +404,9 @@ class Entry:
 
     @cached_property
     def parameters(self) -> list[Parameter]:
+        stored = self.program.signatures.get(self.name)
+        if stored is not None:
+            return list(stored.parameters)
         function = self.program.function(self.name)
         try:
             return [feeds.parameter(function, argument) for argument in function.args]

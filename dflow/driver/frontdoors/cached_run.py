@@ -16,11 +16,14 @@ gives the errors of a program that does not parse.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-from typing import Any
 
-from dflow.driver.compilation.cache import SIGNATURES, mark_used, private_cache_entry, program_key
+from dflow.driver.compilation.cache import (
+    mark_used,
+    private_cache_entry,
+    program_key,
+    stored_signatures,
+)
 from dflow.driver.errors import DflowError, LeftToRankZeroError
 from dflow.driver.loading.arrays import (
     Array,
@@ -107,9 +110,5 @@ def _devices(directory: Path) -> list[str]:
 
 
 def _stored_signature(directory: Path, entry: str) -> EntrySignature | None:
-    try:
-        stored: dict[str, Any] = json.loads((directory / SIGNATURES).read_text())
-    except (OSError, ValueError):  # no entry, or one written before signatures were kept
-        return None
-    found = stored.get(entry)
+    found = stored_signatures(directory).get(entry)
     return None if found is None else EntrySignature.from_json(found)

@@ -48,13 +48,31 @@ def import_onnx(program: str | Path | Any, shapes: Shapes | None = None) -> tupl
             f"reading an ONNX model needs the onnx package ({error}): pip install 'dflow[onnx]'",
             where,
         ) from None
-    shapes = {name: [int(d) for d in dims] for name, dims in (shapes or {}).items()}
+    shapes = _int_shapes(shapes)
     try:
         model = read_model(program)
         module = build_module(model, shapes)
     except OnnxImportError as error:
         raise DflowError(error.message, where) from None
     return onnx_key(model.digest, shapes), module
+
+
+def model_key(program: str | Path | Any, shapes: Shapes | None = None) -> str | None:
+    """The cache key `import_onnx` gives a model, without importing it (the model read
+    and digested only); None where it cannot be read (`import_onnx` says why)."""
+    try:
+        from dflow.frontend.onnx import OnnxImportError, read_model  # noqa: PLC0415
+    except ImportError:
+        return None
+    source = Path(program) if isinstance(program, os.PathLike) else program  # pyright: ignore[reportUnknownArgumentType]
+    try:
+        return onnx_key(read_model(source).digest, _int_shapes(shapes))
+    except OnnxImportError:
+        return None
+
+
+def _int_shapes(shapes: Shapes | None) -> dict[str, list[int]]:
+    return {name: [int(d) for d in dims] for name, dims in (shapes or {}).items()}
 
 
 def onnx_key(digest: str, shapes: Shapes) -> str:
