@@ -545,28 +545,35 @@ def test_a_rest_llvm_cannot_vectorize_is_not_forced(
         ((1, 2, 5, 5), (1, 1), (2, 2), (0, 0, 0, 0)),  # 1x1: a subsampling, not a product
     ],
 )
-def test_generated_max_pools_match_the_interpreter(
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_generated_pools_match_the_interpreter(
     tmp_path: Path,
     shape: tuple[int, ...],
     kernel: tuple[int, int],
     strides: tuple[int, int],
     pads: tuple[int, int, int, int],
+    kind: str,
 ) -> None:
-    """A float32 max pool is generated in the kernel's unit (no numba routine): the
-    padding never wins, a NaN propagates, as the interpreter (NumPy) computes it."""
+    """A float32 max or average pool is generated in the kernel's unit (no numba
+    routine): a max pool's padding never wins, an average's is not counted, a NaN
+    propagates, as the interpreter (NumPy) computes it."""
     rng = np.random.default_rng(sum(shape))
     x = normal(rng, shape, "f32")
     x[0, 0, 2, 0] = np.nan
     graph = Graph("main")
     gx = graph.input("x", x.shape, "f32")
-    graph.output(dflow.max_pool2d(gx, kernel, strides, pads=pads) * 2.0)
+    pool = dflow.max_pool2d if kind == "max" else dflow.avg_pool2d
+    graph.output(pool(gx, kernel, strides, pads=pads) * 2.0)
     module = graph.module()
     expected = run_function(module, "main", [x])
     sources, program = _compiled(module, tmp_path)
-    assert 'call void @"dflow.max_pool.' in str(sources["cpu_0.ll"])
-    assert "lib.max_pool2d" not in str(sources["cpu_0.py"])
+    assert f'call void @"dflow.{kind}_pool.' in str(sources["cpu_0.ll"])
+    assert f"lib.{kind}_pool2d" not in str(sources["cpu_0.py"])
     (got,) = program.run("main", [x])
-    assert np.isnan(got[0, 0]).any() and np.array_equal(got, expected[0], equal_nan=True)
+    assert np.isnan(got[0, 0]).any()
+    if kind == "max":  # a maximum is exact; an average's sum is taken in tap order
+        assert np.array_equal(got, expected[0], equal_nan=True)
+    np.testing.assert_allclose(got, expected[0], rtol=1e-6, atol=1e-7, equal_nan=True)
 
 
 def test_a_scratch_buffer_is_allocated_and_freed(tmp_path: Path) -> None:
@@ -589,3 +596,35 @@ def test_a_scratch_buffer_is_allocated_and_freed(tmp_path: Path) -> None:
     scratch = re.search(r"(%scratch\d+) = call ptr @malloc\(i64 24\)", llvm)
     assert scratch is not None and f"call void @free(ptr {scratch[1]})" in llvm
     assert_same(program.run("main", [x, w, p, b]), expected, ["y"], f32_atol=1e-5)
+
+
+@pytest.mark.parametrize("build", ["softmax", "layer_norm", "sum"])
+def test_row_folds_are_vector_folds(tmp_path: Path, build: str) -> None:
+    """A softmax's row maximum and sum, a layer norm's sums and a reduce_sum over rows
+    fold in vector lanes after LLVM's optimizations (their combines marked `nsz` and
+    `reassoc`: 16-lane `llvm.maximum`/`fadd` and a vector reduction at the end), and
+    no scalar loop folds a row; the results equal the interpreter's (the sums in
+    another order)."""
+    rng = np.random.default_rng(5)
+    x = normal(rng, (16, 1000), "f32")
+    graph = Graph("main")
+    gx = graph.input("x", x.shape, "f32")
+    if build == "softmax":
+        graph.output(dflow.softmax(gx, axis=1))
+    elif build == "layer_norm":
+        scale, bias = graph.input("g", (1000,), "f32"), graph.input("b", (1000,), "f32")
+        graph.output(dflow.layer_norm(gx, scale, bias))
+    else:
+        graph.output(dflow.reduce_sum(gx.exp(), axes=[1]))
+    module = graph.module()
+    inputs = [x] if build != "layer_norm" else [x, normal(rng, (1000,), "f32"), x[0]]
+    expected = run_function(module, "main", inputs)
+    sources, program = _compiled(module, tmp_path)
+    headed = str(sources["cpu_0.ll"]).split("; ===== unit ")[1:]
+    name = "fused" if build == "sum" else build  # the exp fused into the sum
+    (unit,) = [u.split("\n", 1)[1] for u in headed if name in u.split("\n", 1)[0]]
+    optimized = llvm_jit.optimized(unit, llvm_jit.target_machine())
+    assert "@llvm.vector.reduce.fadd.v16f32(" in optimized, optimized
+    if build == "softmax":
+        assert "@llvm.vector.reduce.fmaximum.v16f32(" in optimized
+    assert_same(program.run("main", inputs), expected, ["y"], f32_atol=1e-5)

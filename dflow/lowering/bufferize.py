@@ -32,10 +32,12 @@ from xdsl.passes import ModulePass
 
 from dflow.analysis.memory.concat_views import concat_views
 from dflow.analysis.memory.function_schedule import is_view
+from dflow.dialects.devices import kind_of
 from dflow.dialects.df.annotations import KERNEL, VIEW
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.symbols import device_scopes, graph_functions
 from dflow.lowering.kernels.builder import Group, Library, build_kernel, is_kernel_op
+from dflow.lowering.kernels.loops import LANES
 from dflow.lowering.kernels.names import KernelNames
 from dflow.passes.failures import pass_failure
 from dflow.passes.statistics import PassStatistics
@@ -50,7 +52,7 @@ def kernel_name(op: Operation, names: KernelNames) -> str:
     return names.numbered(op.name.removeprefix("df."))
 
 
-def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
+def bufferize_scope(scope: ModuleOp, statistics: PassStatistics, lanes: int = 1) -> None:
     library = Library()
     names = KernelNames({f.sym_name.data for f in scope.ops if isinstance(f, FuncOp)})
     kernels: list[FuncOp] = []
@@ -66,7 +68,7 @@ def bufferize_scope(scope: ModuleOp, statistics: PassStatistics) -> None:
             if KERNEL in op.attributes:
                 raise _fail(f"{op.name} already runs a kernel: the module is bufferized")
             group = Group.of(op, kernel_name(op, names))
-            kernels.append(build_kernel(group, library))
+            kernels.append(build_kernel(group, library, lanes))
             op.attributes[KERNEL] = SymbolRefAttr(group.name)
             statistics.count("Kernels")
     for declaration in library.declarations.values():
@@ -84,9 +86,19 @@ class BufferizePass(ModulePass):
     stats: bool = False
     """Print the number of kernels made."""
 
+    lanes: int = 1
+    """The independent accumulators of each row fold (a softmax's maximum and sum, a
+    layer norm's) of CPU kernels: 1 for the llvm target, whose loop vectorizer folds
+    in vector lanes given the combine's fast-math flags; `LANES` (8) for numba, which
+    has no per-op fast-math, so its folds run at the adder's throughput. GPU kernels
+    always take `LANES`."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.lanes < 1:
+            raise _fail(f"lanes must be at least 1, not {self.lanes}")
         statistics = PassStatistics(self.name, self.stats)
         statistics.start(op)
-        for _, scope in device_scopes(op):
-            bufferize_scope(scope, statistics)
+        for device, scope in device_scopes(op):
+            on_gpu = device is not None and kind_of(device) == "gpu"
+            bufferize_scope(scope, statistics, LANES if on_gpu else self.lanes)
         statistics.finish(op)

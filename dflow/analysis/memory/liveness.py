@@ -195,7 +195,7 @@ class _Sharing:
     def _check_slice(self, value: int) -> None:
         """A PlanError unless the slice `value` is in the arena, on the alignment."""
         where = (
-            "not in the arena"
+            "but not in the arena"
             if value not in self.intervals
             else "off the alignment"
             if self.placed[value] % ALIGNMENT

@@ -96,6 +96,10 @@ class DirectConv:
     pool: bool = False
     """A max pool instead (`k` is `c`, no weights): the padding is -inf, and each
     tap takes the maximum as NumPy does (a NaN propagates)."""
+    average: bool = False
+    """Of a pool: an average pool, whose padding is 0 and whose taps are summed, each
+    sum divided by the taps of its window inside the input (the padding not
+    counted, as `df.avg_pool2d`), read from a constant table (`counts`)."""
     vectors: int = VECTORS
     """Vectors of output positions per tile."""
     channels: int = CHANNELS
@@ -109,6 +113,11 @@ class DirectConv:
     Empty: it has none."""
     buffers: int = 0
     """The buffers the elementwise rest reads or writes, passed after `y`."""
+
+    @property
+    def max_pool(self) -> bool:
+        """A max pool: its padding is -inf (a convolution's and an average pool's 0)."""
+        return self.pool and not self.average
 
     @property
     def padded(self) -> tuple[int, int]:
@@ -184,7 +193,7 @@ class DirectConv:
         pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
         shapes = f"{self.n}x{self.c}x{self.h}x{self.w}.{self.k}x{self.kh}x{self.kw}"
         strides = "" if (self.sh, self.sw) == (1, 1) else f".s{self.sh}.{self.sw}"
-        kind = "max_pool" if self.pool else "conv"
+        kind = ("avg_pool" if self.average else "max_pool") if self.pool else "conv"
         groups = f".g{self.groups}" if self.groups > 1 else ""
         bias = ".bias" if self.bias else ""
         return f"{self.fused or 'dflow'}.{kind}.{shapes}.p{pads}{strides}{groups}{bias}"
@@ -215,11 +224,38 @@ class DirectConv:
 
     def definition(self) -> str:
         """The function `void @<name>(ptr x, ptr w, [ptr bias,] ptr y)`, internal to
-        its module."""
+        its module (an average pool's table of counts before it)."""
         writer = _Writer(self)
         if self.per_channel:
             return "\n".join(per_channel_lines(self, writer.signature))
-        return "\n".join(writer.in_place if self.in_place else writer.lines)
+        lines = writer.in_place if self.in_place else writer.lines
+        return "\n".join([self.counts_table(), *lines] if self.average else lines)
+
+    def counts(self) -> list[int]:
+        """Of each position of a channel's plane (`positions`, row-major over rows of
+        `phase[1]` columns): the taps of its window inside the input, 1 for the
+        positions past the output's columns or rows (computed, never copied out)."""
+        out_h, out_w = self.out
+        wq = self.phase[1]
+
+        def inside(at: int, stride: int, before: int, taps: int, size: int) -> int:
+            return sum(0 <= at * stride + t - before < size for t in range(taps))
+
+        found: list[int] = []
+        for position in range(self.positions):
+            row, column = divmod(position, wq)
+            if row >= out_h or column >= out_w:
+                found.append(1)
+                continue
+            rows = inside(row, self.sh, self.top, self.kh, self.h)
+            found.append(rows * inside(column, self.sw, self.left, self.kw, self.w))
+        return found
+
+    def counts_table(self) -> str:
+        """`@"<name>.counts"`: `counts` as a constant array of floats."""
+        values = ", ".join(f"float {float(count):e}" for count in self.counts())
+        table = f"[{self.positions} x float] [{values}]"
+        return f'@"{self.name}.counts" = internal constant {table}'
 
 
 @dataclass
@@ -318,7 +354,7 @@ class _Writer:
             "  br label %image",
             "image:",
             "  %n = phi i64 [ 0, %entry ], [ %n.next, %out.done ]",
-            *(self.filled() if conv.pool else self.zeroed(x_bytes)),
+            *(self.filled() if conv.max_pool else self.zeroed(x_bytes)),
             *(self.rows() if (conv.sh, conv.sw) == (1, 1) else self.elements()),
             "tiles:",
             "  br label %ptile",
@@ -361,7 +397,7 @@ class _Writer:
     @property
     def entry(self) -> str:
         """The block before the rows are copied in: the image's, or the fill's."""
-        return "fill" if self.conv.pool else "image"
+        return "fill" if self.conv.max_pool else "image"
 
     @staticmethod
     def zeroed(x_bytes: int) -> list[str]:
@@ -386,11 +422,12 @@ class _Writer:
         ]
 
     def pool_tiles(self) -> list[str]:
-        """Each channel's maximum over the taps, for the positions of tile `%pb`:
-        `VECTORS` accumulators from -inf, each tap's input taken where it is greater
-        or NaN (NumPy's maximum), then stored to the scratch."""
+        """Each channel's pool over the taps, for the positions of tile `%pb`, in
+        `VECTORS` accumulators stored to the scratch: a maximum from -inf, each tap's
+        input taken where it is greater or NaN (NumPy's maximum); an average's sum
+        from 0, divided by the counts of its positions' windows
+        (`@"<name>.counts"`)."""
         conv = self.conv
-        ninf = "splat (float 0xFFF0000000000000)"
         lines = [
             "  br label %pool",
             "pool:",
@@ -398,7 +435,8 @@ class _Writer:
             f"  %pk.plane = mul i64 %pk, {conv.plane}",
             "  %pk.base = add i64 %pk.plane, %pbase",
         ]
-        best = [ninf] * conv.vectors
+        start = "zeroinitializer" if conv.average else "splat (float 0xFFF0000000000000)"
+        best = [start] * conv.vectors
         for tap in range(conv.kh * conv.kw):
             at = conv.tap_offset(tap)
             for v in range(conv.vectors):
@@ -407,25 +445,46 @@ class _Writer:
                     f"  {t}.o = add i64 %pk.base, {at + v * VECTOR}",
                     f"  {t}.p = getelementptr float, ptr %xp, i64 {t}.o",
                     f"  {t}.x = load <16 x float>, ptr {t}.p, align 4",
-                    f"  {t}.gt = fcmp ogt <16 x float> {t}.x, {best[v]}",
-                    f"  {t}.nan = fcmp uno <16 x float> {t}.x, {t}.x",
-                    f"  {t}.keep = or <16 x i1> {t}.gt, {t}.nan",
-                    f"  {t} = select <16 x i1> {t}.keep, <16 x float> {t}.x, "
-                    f"<16 x float> {best[v]}",
+                    *self.pooled(t, best[v]),
                 ]
                 best[v] = t
         lines += [f"  %pk.y = mul i64 %pk, {conv.positions}", "  %pk.row = add i64 %pk.y, %pbase"]
         for v in range(conv.vectors):
+            lines += self.divided(v, best[v]) if conv.average else []
+            value = f"%pk.m{v}" if conv.average else best[v]
             lines += [
                 f"  %pk.s{v}.i = add i64 %pk.row, {v * VECTOR}",
                 f"  %pk.s{v} = getelementptr float, ptr %yp, i64 %pk.s{v}.i",
-                f"  store <16 x float> {best[v]}, ptr %pk.s{v}, align 4",
+                f"  store <16 x float> {value}, ptr %pk.s{v}, align 4",
             ]
         return [
             *lines,
             "  %pk.next = add i64 %pk, 1",
             f"  %pk.more = icmp ult i64 %pk.next, {conv.c}",
             "  br i1 %pk.more, label %pool, label %ptile.next",
+        ]
+
+    def pooled(self, t: str, best: str) -> list[str]:
+        """Tap `t`'s input (`{t}.x`) folded into the accumulator `best` as `t`: added
+        (an average pool), or taken where greater or NaN (a max pool)."""
+        if self.conv.average:
+            return [f"  {t} = fadd <16 x float> {best}, {t}.x"]
+        return [
+            f"  {t}.gt = fcmp ogt <16 x float> {t}.x, {best}",
+            f"  {t}.nan = fcmp uno <16 x float> {t}.x, {t}.x",
+            f"  {t}.keep = or <16 x i1> {t}.gt, {t}.nan",
+            f"  {t} = select <16 x i1> {t}.keep, <16 x float> {t}.x, <16 x float> {best}",
+        ]
+
+    def divided(self, v: int, total: str) -> list[str]:
+        """An average pool's sums of vector `v` of the tile divided by their counts, as
+        `%pk.m<v>`."""
+        table = f'@"{self.conv.name}.counts"'
+        return [
+            f"  %pk.n{v}.i = add i64 %pbase, {v * VECTOR}",
+            f"  %pk.n{v}.p = getelementptr float, ptr {table}, i64 %pk.n{v}.i",
+            f"  %pk.n{v} = load <16 x float>, ptr %pk.n{v}.p, align 4",
+            f"  %pk.m{v} = fdiv <16 x float> {total}, %pk.n{v}",
         ]
 
     def rows(self) -> list[str]:

@@ -42,6 +42,17 @@ from dflow.backend.llvm.library import (
 from dflow.backend.llvm.types import UnsupportedKernelError, literal, llvm_type, suffix
 from dflow.dialects.upstream import RemFOp
 
+
+def fast_math(op: Operation) -> str:
+    """The LLVM fast-math flags of an `arith` op's `fastmath` property, each after a
+    space (` reassoc`): a fold marks its combine so (`lowering/kernels/`), which LLVM's
+    loop vectorizer needs to fold in vector lanes."""
+    flags = op.properties.get("fastmath")
+    if not isinstance(flags, arith.FastMathFlagsAttr):
+        return ""
+    return "".join(f" {flag}" for flag in sorted(flags.data))
+
+
 BINARY = {
     arith.AddfOp: "fadd",
     arith.SubfOp: "fsub",
@@ -54,6 +65,15 @@ BINARY = {
     arith.DivUIOp: "udiv",
 }
 """`arith` ops that are one LLVM instruction of the same name's meaning."""
+
+EXTREMA: dict[type[Operation], str] = {
+    arith.MaximumfOp: "llvm.maximum",
+    arith.MinimumfOp: "llvm.minimum",
+}
+"""NaN-propagating extrema, as LLVM's intrinsics where the sign of a zero result does
+not matter (`nsz`: a softmax's shift): `llvm.maximum` orders -0 below +0, where NumPy
+keeps the second of equal zeros (`KernelPrinter.extremum`), and its reductions are the
+ones LLVM's loop vectorizer folds in vector lanes."""
 
 INTRINSICS = {
     arith.MaxSIOp: "llvm.smax",
@@ -286,7 +306,7 @@ class KernelPrinter:
         ty = llvm_type(op.operands[0].type) if op.operands else ""
         kind = op.__class__
         if kind in BINARY:
-            return f"{BINARY[kind]} {ty} {operands[0]}, {operands[1]}"
+            return f"{BINARY[kind]}{fast_math(op)} {ty} {operands[0]}, {operands[1]}"
         if kind in VECTOR_MATH and ty in ("float", "double"):
             name = VECTOR_MATH[kind]
             self.declarations.update(vmath.definitions(name, ty))
@@ -342,6 +362,9 @@ class KernelPrinter:
             return f"fneg {ty} {operands[0]}"
         if isinstance(op, arith.BitcastOp):
             return f"bitcast {ty} {operands[0]} to {llvm_type(op.results[0].type)}"
+        extremum = EXTREMA.get(type(op))
+        if extremum is not None and "nsz" in fast_math(op):
+            return self.call(f"{extremum}.{suffix(ty)}", ty, operands)
         method = self.own.get(type(op))
         if method is None:
             raise UnsupportedKernelError(f"{op.name} is not printed yet")

@@ -11,10 +11,10 @@ integers), which `runtime/library/blas.py` loads into LLVM's symbols, so the
 numba and llvm targets call the same code.
 
 `@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of dilation 1 (any groups:
-`direct_convolution`), and `@dflow_max_pool2d_f32` (`direct_pool`), call a direct
-convolution or pool generated for their shapes (`convolution.py`), defined in the
-kernel's unit. Other routines
-(integer products, dilated convolutions, average pools, gradients, indexing) are refused:
+`direct_convolution`), and `@dflow_max_pool2d_f32` and `@dflow_avg_pool2d_f32`
+(`direct_pool`), call a direct convolution or pool generated for their shapes
+(`convolution.py`), defined in the kernel's unit. Other routines (integer products,
+dilated convolutions, pools of float64, gradients, indexing) are refused:
 such a kernel makes its calls from Python (`program.py`).
 """
 
@@ -94,15 +94,21 @@ def direct_convolution(op: func.CallOp) -> DirectConv | None:
 
 
 def direct_pool(op: func.CallOp) -> DirectConv | None:
-    """The generated max pool of a `max_pool2d` call of float32, else None. Numba's
-    routine took 4-5 s to compile on a first use after installing (ResNet-18's one
-    pool): generated, it compiles with the rest of the module."""
+    """The generated max or average pool of a `max_pool2d` or `avg_pool2d` call of
+    float32, else None. Numba's max pool took 4-5 s to compile on a first use after
+    installing (ResNet-18's one pool): generated, it compiles with the rest of the
+    module. Numba's average pool, a scalar loop over the taps with a branch per tap,
+    took 2.1x PyTorch's time (Inception-V3's pools, 3x3 of stride 1, were a fifth of
+    its run)."""
     callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
-    if callee != "max_pool2d_f32":
+    if callee not in ("max_pool2d_f32", "avg_pool2d_f32"):
         return None
     kh, kw, sh, sw, top, left, bottom, right = (_integer(v) for v in op.arguments[2:])
     n, c, h, w = _shape(op.arguments[0])
-    return DirectConv(n, c, h, w, c, kh, kw, top, left, bottom, right, False, sh, sw, pool=True)
+    average = callee == "avg_pool2d_f32"
+    return DirectConv(
+        n, c, h, w, c, kh, kw, top, left, bottom, right, False, sh, sw, pool=True, average=average
+    )
 
 
 def print_convolution(

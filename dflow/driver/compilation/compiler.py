@@ -57,6 +57,7 @@ from dflow.lowering.bufferize import BufferizePass
 from dflow.lowering.collapse_loops import CollapseLoopsPass
 from dflow.lowering.fuse import FusePass
 from dflow.lowering.inline import InlinePass
+from dflow.lowering.kernels.loops import LANES
 from dflow.lowering.lower_host import LowerHostPass
 from dflow.lowering.plan_buffers import PlanBuffersPass
 from dflow.lowering.widen import WidenPass
@@ -70,20 +71,22 @@ VERIFY_VARIABLE = "DFLOW_VERIFY"
 """Set to 1, the lowered module is verified before emission (a check of dflow)."""
 
 
-def lowering_pipeline(schedule: str = "best", mpi: bool = False) -> str:
+def lowering_pipeline(schedule: str = "best", mpi: bool = False, target: str = "llvm") -> str:
     """From a (partitioned) graph to host functions and kernels, the ops ordered by
     `df-schedule{strategy=schedule}`. `mpi`: the lowering of a rank's devices under MPI,
     where a sent buffer is kept to the end of its function, so MPI sends straight out of
-    the arena (`runtime/mpi.py`), and orders are judged so."""
+    the arena (`runtime/mpi.py`), and orders are judged so. `target`: the CPU target,
+    whose kernels fold rows in one accumulator (llvm) or in `LANES` (numba)."""
     hold = ["hold-sends=true"] if mpi else []
     order = [f"strategy={schedule}"] if schedule != "best" else []
+    lanes = [f"lanes={LANES}"] if target == "numba" else []
     return ",".join(
         (
             InlinePass.name,
             PrunePass.name,
             WidenPass.name,
             FusePass.name,
-            BufferizePass.name,
+            BufferizePass.name + _options(lanes),
             SchedulePass.name + _options(order + hold),
             PlanBuffersPass.name + _options(hold),
             CollapseLoopsPass.name,
@@ -106,6 +109,7 @@ def lower(
     timings: Timings | None = None,
     only: Collection[str] | None = None,
     schedule: str = "best",
+    target: str = "llvm",
 ) -> ModuleOp:
     """`module` lowered to host functions and kernels, in place, on `devices` as
     `devices_for` resolved them (None: one device, unless the module is partitioned
@@ -122,7 +126,7 @@ def lower(
     if only is not None:
         keep_parts(module, only)
     context = make_context()
-    pipeline = lowering_pipeline(schedule, mpi=only is not None)
+    pipeline = lowering_pipeline(schedule, mpi=only is not None, target=target)
     try:
         for lowering in parsed_pipeline(pipeline).passes:
             with maybe(timings, lowering.name):
@@ -190,7 +194,7 @@ def emitted(
     command), of `only` those devices under MPI, for the CPU `target` (`cpu_target`)."""
     target = cpu_target(target)
     with cyclic_gc_paused():
-        lowered = lower(module, devices, timings, only, schedule)
+        lowered = lower(module, devices, timings, only, schedule, target)
         if target == "llvm":
             with maybe(timings, "emit LLVM IR and Python (the llvm target)"):
                 return llvm_program_files(lowered, parallel)

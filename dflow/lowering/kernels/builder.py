@@ -9,8 +9,11 @@ one per result it writes, and returns nothing. Its body:
 - **a reduction closing the group** (`reduce_sum`/`mean`/`max`): a parallel nest
   over the kept axes and `scf.for` loops over the reduced axes carrying the
   accumulator, the reduced value computed inside the loops;
-- **softmax closing the group**: per row, three loops: the maximum, the sum of
-  `exp(x - max)`, then the stores;
+- **softmax or layer_norm closing the group**: per row, three passes over the
+  result's row, each fold beside a pass that stores (`_Row.store_and_fold`; five
+  passes where folds are in lanes, the numba target's `lanes=8`); a float sum's
+  combine `reassoc` and the softmax's maximum `nsz`, so that LLVM folds them in
+  vector lanes;
 - **a contraction heading the group** (`matmul`, `conv2d`), the other window
   ops and the indexing ops (`gather`, `gather_elements`, `scatter_add`: their
   indices checked as they are read): a call of a library routine
@@ -45,6 +48,7 @@ from xdsl.dialects.builtin import (
     UnrankedMemRefType,
     i64,
 )
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dflow.analysis.cost_model import value_bytes, work_of
@@ -57,6 +61,7 @@ from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.traits import Reduction
 from dflow.dialects.df.types import flag, is_float, is_unsigned, shape_of, static_tensor
 from dflow.lowering.kernels.loops import (
+    LANES,
     Evaluator,
     Index,
     KernelBody,
@@ -181,10 +186,12 @@ def _scalar_constant(value: float, element: Attribute) -> Callable[[KernelBody],
 class KernelLowering:
     """Lowers one group into the body of its kernel."""
 
-    def __init__(self, group: Group, body: KernelBody, library: Library):
+    def __init__(self, group: Group, body: KernelBody, library: Library, lanes: int = 1):
         self.group = group
         self.body = body
         self.library = library
+        self.lanes = lanes
+        """Independent accumulators of a row fold (`KernelBody.reduce_in_lanes`)."""
         kernel_args = list(body.block.args)
         self.buffers: dict[SSAValue, SSAValue] = dict(zip(group.inputs, kernel_args, strict=False))
         self.results = dict(zip(group.outputs, kernel_args[len(group.inputs) :], strict=True))
@@ -315,6 +322,7 @@ class KernelLowering:
                 return [_combine(op, carried[0], value, b)]
 
             if len(axes) == 1:  # one axis: in independent lanes (`reduce_in_lanes`)
+                exact = isinstance(op, so.ReduceMaxOp) and is_float(element)
                 total = body.reduce_in_lanes(
                     shape[axes[0]],
                     init,
@@ -322,6 +330,7 @@ class KernelLowering:
                         op.input, _merge(kept, kept_index, axes, (iv,))
                     ),
                     _combiner(op, element),
+                    LANES if exact else self.lanes,  # NumPy's maximum: no vector fold
                 )
             else:
                 (total,) = body.loops(tuple(shape[a] for a in axes), [init], inner)
@@ -334,45 +343,46 @@ class KernelLowering:
         self.body.parallel(tuple(shape[a] for a in kept), outer)
 
     def softmax(self, op: so.SoftmaxOp) -> None:
-        """Each row in five passes over the result's own row: the fused input stored
-        (its prologue computed once per element), its maximum, `exp(x - max)` stored,
-        their sum, the division. The passes that store have no loop-carried value, so
-        they vectorize (`exp` included); the two reductions read stored values only,
-        in independent lanes (`reduce_in_lanes`)."""
+        """Each row in three passes over the result's own row: the fused input stored
+        (its prologue computed once per element) and its maximum taken, `exp(x - max)`
+        stored and summed, the division (`_Row.store_and_fold`; five passes where the
+        folds are in lanes, numba's)."""
         element = static_tensor(op.result.type).element_type
 
-        def passes(row: _Row) -> None:
-            largest = row.fold(arith.MaximumfOp, float("-inf"), row.load)
-            row.update(
-                lambda b, iv: b.emit(math.ExpOp(b.emit(arith.SubfOp(row.load(b, iv), largest))))
+        def passes(row: _Row, input: RowValue) -> None:
+            largest = row.store_and_fold(input, _shift_maximum, float("-inf"))
+            total = row.store_and_fold(
+                lambda b, iv: b.emit(math.ExpOp(b.emit(arith.SubfOp(row.load(b, iv), largest)))),
+                _sum,
+                0,
             )
-            total = row.fold(arith.AddfOp, 0, row.load)
             row.update(lambda b, iv: b.emit(arith.DivfOp(row.load(b, iv), total)))
 
         self.rows(op, op.axis_value, element, passes)
 
     def layer_norm(self, op: so.LayerNormOp) -> None:
-        """Each row in five passes over the result's own row, as `softmax`: the fused
-        input stored, its sum (the mean, once), `x - mean` stored, the sum of its
-        squares (the variance, once), `(x - mean) · rsqrt(var + ε) · scale + bias`
-        stored; the reductions read stored values, in independent lanes. (Four
-        passes, recomputing `x - mean` in the last two instead of storing it, run
+        """Each row in three passes over the result's own row, as `softmax`: the fused
+        input stored and summed (the mean, once), `x - mean` stored and its squares
+        summed (the variance, once), `(x - mean) · rsqrt(var + ε) · scale + bias`
+        stored. (Recomputing `x - mean` in the last pass instead of storing it ran
         a fifth slower: `bench/layer_norm.py`.)"""
         element = static_tensor(op.result.type).element_type
         axis = len(shape_of(op.input.type)) - 1
         length = shape_of(op.input.type)[axis]
 
-        def passes(row: _Row) -> None:
+        def passes(row: _Row, input: RowValue) -> None:
             body = row.body
             count = constant(length, element, body.emit)
-            mean = body.emit(arith.DivfOp(row.fold(arith.AddfOp, 0, row.load), count))
-            row.update(lambda b, iv: b.emit(arith.SubfOp(row.load(b, iv), mean)))
+            mean = body.emit(arith.DivfOp(row.store_and_fold(input, _sum, 0), count))
 
-            def square(b: KernelBody, iv: SSAValue) -> SSAValue:
-                value = row.load(b, iv)
+            def centered(b: KernelBody, iv: SSAValue) -> SSAValue:
+                return b.emit(arith.SubfOp(row.load(b, iv), mean))
+
+            def square(b: KernelBody, value: SSAValue) -> SSAValue:
                 return b.emit(arith.MulfOp(value, value))
 
-            variance = body.emit(arith.DivfOp(row.fold(arith.AddfOp, 0, square), count))
+            total = row.store_and_fold(centered, _sum, 0, square)
+            variance = body.emit(arith.DivfOp(total, count))
             epsilon = constant(op.epsilon_value, element, body.emit)
             inverse = body.emit(math.RsqrtOp(body.emit(arith.AddfOp(variance, epsilon))))
 
@@ -387,20 +397,22 @@ class KernelLowering:
         self.rows(op, axis, element, passes)
 
     def rows(
-        self, op: Operation, axis: int, element: Attribute, passes: Callable[[_Row], None]
+        self,
+        op: Operation,
+        axis: int,
+        element: Attribute,
+        passes: Callable[[_Row, RowValue], None],
     ) -> None:
-        """A parallel loop over the rows of `op`'s operand 0 along `axis`: each row's
-        fused input stored into the result's row, then `passes` over it."""
+        """A parallel loop over the rows of `op`'s operand 0 along `axis`, `passes` over
+        each row given its fused input (which their first pass stores)."""
         shape = shape_of(op.operands[0].type)
         kept = [a for a in range(len(shape)) if a != axis]
 
         def row(body: KernelBody, kept_index: Index) -> None:
             evaluator = self.evaluator(body)
-            current = _Row(
-                body, self.results[op.results[0]], shape[axis], axis, kept, kept_index, element
-            )
-            current.update(lambda b, iv: evaluator.child(b).at(op.operands[0], current.at(iv)))
-            passes(current)
+            out = self.results[op.results[0]]
+            current = _Row(body, out, shape[axis], axis, kept, kept_index, element, self.lanes)
+            passes(current, lambda b, iv: evaluator.child(b).at(op.operands[0], current.at(iv)))
 
         self.body.parallel(tuple(shape[a] for a in kept), row)
 
@@ -412,6 +424,10 @@ class KernelLowering:
             body.store(body.load(source, input_index(body, index)), out, index)
 
         self.body.parallel(shape_of(op.results[0].type), build)
+
+
+RowValue = Callable[[KernelBody, SSAValue], SSAValue]
+"""A value at element `i` of a row, built into a loop's body."""
 
 
 @dataclass
@@ -426,6 +442,7 @@ class _Row:
     kept: Sequence[int]
     kept_index: Index
     element: Attribute
+    lanes: int
 
     def at(self, iv: SSAValue) -> Index:
         return _merge(self.kept, self.kept_index, (self.axis,), (iv,))
@@ -442,6 +459,33 @@ class _Row:
 
         self.body.loop(self.length, [], store)
 
+    def store_and_fold(
+        self,
+        function: RowValue,
+        combine: Callable[[SSAValue, SSAValue], Operation],
+        init: float,
+        of: Callable[[KernelBody, SSAValue], SSAValue] | None = None,
+    ) -> SSAValue:
+        """Store `function(i)` into element `i` of the row, and fold `of(stored)` (the
+        stored value itself by default) by `combine`: one pass where the fold is one
+        accumulator (LLVM folds in vector lanes beside the stores), else a pass that
+        stores, then a fold in lanes of what it stored (numba: the stores' work, an
+        `exp`, vectorizes in a pass of its own only)."""
+
+        def folded(b: KernelBody, value: SSAValue) -> SSAValue:
+            return value if of is None else of(b, value)
+
+        if self.lanes > 1:
+            self.update(function)
+            return self.fold(combine, init, lambda b, iv: folded(b, self.load(b, iv)))
+
+        def stored(b: KernelBody, iv: SSAValue) -> SSAValue:
+            value = function(b, iv)
+            b.store(value, self.out, self.at(iv))
+            return folded(b, value)
+
+        return self.fold(combine, init, stored)
+
     def fold(
         self,
         combine: Callable[[SSAValue, SSAValue], Operation],
@@ -450,13 +494,31 @@ class _Row:
     ) -> SSAValue:
         """The fold of `value(i)` over the row by `combine`, in independent lanes."""
         start = constant(init, self.element, self.body.emit)
-        return self.body.reduce_in_lanes(self.length, start, value, combine)
+        return self.body.reduce_in_lanes(self.length, start, value, combine, self.lanes)
+
+
+def _sum(a: SSAValue, b: SSAValue) -> Operation:
+    return arith.AddfOp(a, b, REASSOC)
+
+
+def _shift_maximum(a: SSAValue, b: SSAValue) -> Operation:
+    return arith.MaximumfOp(a, b, SHIFT)
 
 
 def _merge(kept: Sequence[int], kept_index: Index, axes: Sequence[int], axes_index: Index) -> Index:
     """The full index from the indices of the kept axes and of `axes`."""
     by_axis = dict(zip(kept, kept_index, strict=True)) | dict(zip(axes, axes_index, strict=True))
     return tuple(by_axis[a] for a in sorted(by_axis))
+
+
+REASSOC = arith.FastMathFlagsAttr([FastMathFlag.REASSOC])
+"""On a float sum's combine: the sum may be taken in any order, so LLVM's loop
+vectorizer folds it in vector lanes (the order changes, as NumPy's pairwise sum
+changes it; the numba target ignores the flag)."""
+SHIFT = arith.FastMathFlagsAttr([FastMathFlag.NO_SIGNED_ZEROS])
+"""On a softmax's row maximum: the sign of a zero maximum does not matter (the shift
+`x - max` is the same), so the llvm target folds it with `llvm.maximum`, which its
+loop vectorizer folds in vector lanes."""
 
 
 def _reduction_init(op: so.ReduceOp, element: Attribute, body: KernelBody) -> SSAValue:
@@ -475,7 +537,7 @@ def _combiner(op: so.ReduceOp, element: Attribute) -> Callable[[SSAValue, SSAVal
     floating = is_float(element)
     if isinstance(op, so.ReduceMaxOp):
         return arith.MaximumfOp if floating else arith.MaxSIOp
-    return arith.AddfOp if floating else arith.AddiOp
+    return _sum if floating else arith.AddiOp
 
 
 def _combine(op: so.ReduceOp, total: SSAValue, value: SSAValue, body: KernelBody) -> SSAValue:
@@ -605,15 +667,16 @@ def graph_functions(scope: ModuleOp) -> list[func.FuncOp]:
     ]
 
 
-def build_kernel(group: Group, library: Library) -> func.FuncOp:
-    """The kernel computing `group`: inputs then outputs as memref arguments."""
+def build_kernel(group: Group, library: Library, lanes: int = 1) -> func.FuncOp:
+    """The kernel computing `group`: inputs then outputs as memref arguments; `lanes`:
+    the independent accumulators of its row folds (`reduce_in_lanes`)."""
     types = [buffer_type(v.type) for v in (*group.inputs, *group.outputs)]
     block = Block(arg_types=types)
     for argument, value in zip(block.args, (*group.inputs, *group.outputs), strict=True):
         if value.name_hint:
             argument.name_hint = value.name_hint
     body = KernelBody(block)
-    KernelLowering(group, body, library).lower()
+    KernelLowering(group, body, library, lanes).lower()
     body.add(func.ReturnOp())
     kernel = func.FuncOp(group.name, (types, []), Region(block), visibility="private")
     kernel.attributes[KERNEL] = UnitAttr()

@@ -39,6 +39,11 @@ Shape = tuple[int, ...]
 Index = tuple[SSAValue, ...]
 
 
+LANES = 8
+"""Independent accumulators of a row fold (`KernelBody.reduce_in_lanes`) for a target
+that does not fold in vector lanes itself (numba's, without fast-math flags)."""
+
+
 @dataclass
 class KernelBody:
     """Appends ops to one block of a kernel."""
@@ -128,38 +133,41 @@ class KernelBody:
         init: SSAValue,
         value: Callable[[KernelBody, SSAValue], SSAValue],
         combine: Callable[[SSAValue, SSAValue], Operation],
+        lanes: int = LANES,
     ) -> SSAValue:
-        """The fold by `combine` of `value(i)` for `i < extent`, in `LANES` accumulators
-        (lane `k` takes the `i` with `i % LANES == k`, a tail goes to lane 0) folded
+        """The fold by `combine` of `value(i)` for `i < extent`, in `lanes` accumulators
+        (lane `k` takes the `i` with `i % lanes == k`, a tail goes to lane 0) folded
         pairwise at the end: the accumulations do not wait on each other, so a sum
         runs at the adder's throughput, not its latency. The order of a float sum
-        changes (as NumPy's pairwise sum changes it); a maximum's does not matter."""
-        if extent < 2 * LANES:
+        changes (as NumPy's pairwise sum changes it); a maximum's does not matter.
+        One lane is one accumulator, for a target that folds in vector lanes itself
+        (LLVM's loop vectorizer, given `combine`'s fast-math flags)."""
+        if lanes == 1 or extent < 2 * lanes:
 
             def step(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
                 return [b.emit(combine(carried[0], value(b, iv)))]
 
             (total,) = self.loop(extent, [init], step)
             return total
-        chunks = extent // LANES
+        chunks = extent // lanes
 
         def chunk(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
-            base = b.emit(arith.MuliOp(iv, b.index(LANES)))
-            at = [b.emit(arith.AddiOp(base, b.index(k))) for k in range(LANES)]
+            base = b.emit(arith.MuliOp(iv, b.index(lanes)))
+            at = [b.emit(arith.AddiOp(base, b.index(k))) for k in range(lanes)]
             return [b.emit(combine(c, value(b, i))) for c, i in zip(carried, at, strict=True)]
 
-        lanes = list(self.loop(chunks, [init] * LANES, chunk))
-        start = chunks * LANES
+        totals = list(self.loop(chunks, [init] * lanes, chunk))
+        start = chunks * lanes
 
         def tail(b: KernelBody, iv: SSAValue, carried: Index) -> list[SSAValue]:
             return [b.emit(combine(carried[0], value(b, b.emit(arith.AddiOp(iv, b.index(start))))))]
 
-        (lanes[0],) = self.loop(extent - start, [lanes[0]], tail)
-        while len(lanes) > 1:
-            half = len(lanes) // 2
-            pairs = zip(lanes[:half], lanes[half:], strict=True)
-            lanes = [self.emit(combine(a, b)) for a, b in pairs]
-        return lanes[0]
+        (totals[0],) = self.loop(extent - start, [totals[0]], tail)
+        while len(totals) > 1:
+            half = len(totals) // 2
+            pairs = zip(totals[:half], totals[half:], strict=True)
+            totals = [self.emit(combine(a, b)) for a, b in pairs]
+        return totals[0]
 
     def loops(
         self,
@@ -175,10 +183,6 @@ class KernelBody:
             return body.loops(extents[1:], carried, lambda b, ivs, c: build(b, (iv, *ivs), c))
 
         return self.loop(extents[0], inits, outer)
-
-
-LANES = 8
-"""Independent accumulators of a row reduction (`KernelBody.reduce_in_lanes`)."""
 
 
 @cache

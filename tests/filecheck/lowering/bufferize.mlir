@@ -157,7 +157,7 @@ func.func @both(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> (tensor<4x8xf32>,
 // CHECK-NEXT:      %[[SUM:.*]] = scf.for %[[J:.*]] = %[[ZERO]] to %[[EIGHT]] step %[[ONE]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[I]], %[[J]]] : memref<4x8xf32>
 // CHECK-NEXT:        %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : f32
-// CHECK-NEXT:        %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]] : f32
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]] fastmath<reassoc> : f32
 // CHECK-NEXT:        scf.yield %[[NEXT]] : f32
 // CHECK-NEXT:      }
 // CHECK-NEXT:      memref.store %[[SUM]], %[[R]][%[[I]]] : memref<4xf32>
@@ -208,7 +208,7 @@ func.func @reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      ^{{.*}}(%[[K:.*]]: index):
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]][%[[I]], %[[K]]] : memref<4x2xf64>
 // CHECK-NEXT:        %[[A:.*]] = memref.load %[[R]][%[[K]]] : memref<2xf64>
-// CHECK-NEXT:        %[[A2:.*]] = arith.addf %[[A]], %[[V]] : f64
+// CHECK-NEXT:        %[[A2:.*]] = arith.addf %[[A]], %[[V]] fastmath<reassoc> : f64
 // CHECK-NEXT:        memref.store %[[A2]], %[[R]][%[[K]]] : memref<2xf64>
 // CHECK:         "scf.parallel"
 // CHECK-NEXT:    ^{{.*}}(%[[L:.*]]: index):
@@ -224,9 +224,11 @@ func.func @reduce_all(%x: tensor<2x3xf32>, %y: tensor<4x2xf64>) -> (tensor<1x1xf
 
 // -----
 
-// softmax along the rows: per row, five loops over the result's row: the input
-// stored, its maximum, exp(x - max) stored, their sum, the division. The loops
-// that store carry nothing (they vectorize); the reductions read stored values.
+// softmax along the rows: per row, three loops over the result's row: the input
+// stored and its maximum taken, exp(x - max) stored and summed, the division. Each
+// fold is one accumulator (`lanes` is 1: LLVM's loop vectorizer folds in vector
+// lanes beside the stores), the maximum marked `nsz` (a zero's sign does not change
+// the shift), the sum `reassoc` (any order).
 
 // CHECK-LABEL: func.func @softmax(
 // CHECK-NEXT:    df.softmax %{{.*}} {df.kernel = @softmax_0, axis = 1 : i64}
@@ -234,26 +236,20 @@ func.func @reduce_all(%x: tensor<2x3xf32>, %y: tensor<4x2xf64>) -> (tensor<1x1xf
 // CHECK-SAME:      %[[X:.*]]: memref<2x8xf32>, %[[S:.*]]: memref<2x8xf32>) attributes {df.kernel, df.source = ["df.softmax"], df.work = array<i64: 64, 128>} {
 // CHECK:         "scf.parallel"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-NEXT:    ^{{.*}}(%[[ROW:.*]]: index):
-// CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[NINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:      %[[MAX:.*]] = scf.for %[[I:.*]] = {{.*}} iter_args(%[[M:.*]] = %[[NINF]]) -> (f32) {
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[I]]] : memref<2x8xf32>
 // CHECK-NEXT:        memref.store %[[V]], %[[S]][%[[ROW]], %[[I]]] : memref<2x8xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:      %[[NINF:.*]] = arith.constant 0xff800000 : f32
-// CHECK-NEXT:      %[[MAX:.*]] = scf.for %[[J:.*]] = {{.*}} iter_args(%[[M:.*]] = %[[NINF]]) -> (f32) {
-// CHECK-NEXT:        %[[V:.*]] = memref.load %[[S]][%[[ROW]], %[[J]]] : memref<2x8xf32>
-// CHECK-NEXT:        %[[M2:.*]] = arith.maximumf %[[M]], %[[V]] : f32
+// CHECK-NEXT:        %[[M2:.*]] = arith.maximumf %[[M]], %[[V]] fastmath<nsz> : f32
 // CHECK-NEXT:        scf.yield %[[M2]] : f32
 // CHECK-NEXT:      }
-// CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[SUM:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[T:.*]] = %[[ZERO]]) -> (f32) {
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[S]][%[[ROW]], %[[K]]] : memref<2x8xf32>
 // CHECK-NEXT:        %[[D:.*]] = arith.subf %[[V]], %[[MAX]] : f32
 // CHECK-NEXT:        %[[E:.*]] = math.exp %[[D]] : f32
 // CHECK-NEXT:        memref.store %[[E]], %[[S]][%[[ROW]], %[[K]]] : memref<2x8xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[SUM:.*]] = scf.for %[[L:.*]] = {{.*}} iter_args(%[[T:.*]] = %[[ZERO]]) -> (f32) {
-// CHECK-NEXT:        %[[V:.*]] = memref.load %[[S]][%[[ROW]], %[[L]]] : memref<2x8xf32>
-// CHECK-NEXT:        %[[T2:.*]] = arith.addf %[[T]], %[[V]] : f32
+// CHECK-NEXT:        %[[T2:.*]] = arith.addf %[[T]], %[[E]] fastmath<reassoc> : f32
 // CHECK-NEXT:        scf.yield %[[T2]] : f32
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -269,27 +265,17 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
-// A row of 20 (at least twice LANES = 8): each reduction in eight accumulators over
-// 2 chunks of 8, the 4 left over into lane 0, then folded pairwise (0+4, 1+5, ...).
+// A row of 20 folds in one accumulator too (lanes=8, numba's, is
+// bufferize_lanes.mlir).
 
 // CHECK-LABEL: func.func @softmax_lanes(
 // CHECK-LABEL: func.func private @softmax_0(
 // CHECK:         %[[NINF:.*]] = arith.constant 0xff800000 : f32
-// CHECK-NEXT:    %[[L0:[^,]*]], %[[L1:[^,]*]], %[[L2:[^,]*]], %[[L3:[^,]*]], %[[L4:[^,]*]], %[[L5:[^,]*]], %[[L6:[^,]*]], %[[L7:[^ ]*]] = scf.for %[[C:.*]] = %{{.*}} to %[[TWO:[^ ]*]] step %{{.*}} iter_args(%{{.*}} = %[[NINF]], {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
-// CHECK-NEXT:      %[[BASE:.*]] = arith.muli %[[C]], %{{.*}} : index
-// CHECK-COUNT-8:   arith.addi %[[BASE]], %{{.*}} : index
-// CHECK-COUNT-8:   arith.maximumf
-// CHECK:           scf.yield
+// CHECK-NEXT:    %[[MAX:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[NINF]]) -> (f32) {
+// CHECK:           arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : f32
+// CHECK-NEXT:      scf.yield
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[T:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[L0]]) -> (f32) {
-// CHECK:         }
-// CHECK-NEXT:    %[[A:.*]] = arith.maximumf %[[T]], %[[L4]] : f32
-// CHECK-NEXT:    %[[B:.*]] = arith.maximumf %[[L1]], %[[L5]] : f32
-// CHECK-NEXT:    %[[C2:.*]] = arith.maximumf %[[L2]], %[[L6]] : f32
-// CHECK-NEXT:    %[[D:.*]] = arith.maximumf %[[L3]], %[[L7]] : f32
-// CHECK-NEXT:    %[[E:.*]] = arith.maximumf %[[A]], %[[C2]] : f32
-// CHECK-NEXT:    %[[F:.*]] = arith.maximumf %[[B]], %[[D]] : f32
-// CHECK-NEXT:    %[[MAX:.*]] = arith.maximumf %[[E]], %[[F]] : f32
+// CHECK-NEXT:    arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    scf.for
 // CHECK:           arith.subf %{{.*}}, %[[MAX]] : f32
 func.func @softmax_lanes(%x: tensor<1x20xf32>) -> tensor<1x20xf32> {
@@ -580,34 +566,32 @@ func.func @rem(%a: tensor<5xf64>, %b: tensor<5xf64>) -> tensor<5xf64> {
 
 // -----
 
-// layer_norm along the rows, as softmax: per row, five loops over the result's row:
-// the input stored (a fused prologue's values, where df-fuse made one), its sum
-// (the mean, once), x - mean stored, the sum of its squares (the variance, once), then
-// (x - mean) * rsqrt(var + epsilon) * scale + bias stored.
+// layer_norm along the rows, as softmax: per row, three loops over the result's
+// row: the input stored (a fused prologue's values, where df-fuse made one) and
+// summed (the mean, once), x - mean stored and its squares summed (the variance,
+// once), then (x - mean) * rsqrt(var + epsilon) * scale + bias stored.
 
 // CHECK-LABEL: func.func private @layer_norm_0(
 // CHECK-SAME:      %[[X:.*]]: memref<2x8xf32>, %[[S:.*]]: memref<8xf32>, %[[B:.*]]: memref<8xf32>, %[[Y:.*]]: memref<2x8xf32>) attributes {df.kernel, df.source = ["df.layer_norm"]
 // CHECK:         ^{{.*}}(%[[ROW:.*]]: index):
-// CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[I]]] : memref<2x8xf32>
-// CHECK-NEXT:        memref.store %[[V]], %[[Y]][%[[ROW]], %[[I]]] : memref<2x8xf32>
-// CHECK-NEXT:      }
 // CHECK-NEXT:      %[[N:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
-// CHECK:           arith.addf
-// CHECK:           }
+// CHECK-NEXT:      %[[SUM:.*]] = scf.for %[[I:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[I]]] : memref<2x8xf32>
+// CHECK-NEXT:        memref.store %[[V]], %[[Y]][%[[ROW]], %[[I]]] : memref<2x8xf32>
+// CHECK-NEXT:        %[[A2:.*]] = arith.addf %[[A]], %[[V]] fastmath<reassoc> : f32
+// CHECK-NEXT:        scf.yield %[[A2]] : f32
+// CHECK-NEXT:      }
 // CHECK-NEXT:      %[[MEAN:.*]] = arith.divf %[[SUM]], %[[N]] : f32
-// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[SQUARES:.*]] = scf.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO2]]) -> (f32) {
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]][%[[ROW]], %[[J]]] : memref<2x8xf32>
 // CHECK-NEXT:        %[[C:.*]] = arith.subf %[[V]], %[[MEAN]] : f32
 // CHECK-NEXT:        memref.store %[[C]], %[[Y]][%[[ROW]], %[[J]]] : memref<2x8xf32>
+// CHECK-NEXT:        %[[SQ:.*]] = arith.mulf %[[C]], %[[C]] : f32
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]] fastmath<reassoc> : f32
+// CHECK-NEXT:        scf.yield %[[NEXT]] : f32
 // CHECK-NEXT:      }
-// CHECK-NEXT:      %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[SQUARES:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO2]]) -> (f32) {
-// CHECK-NEXT:        %[[V:.*]] = memref.load %[[Y]]
-// CHECK-NEXT:        %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : f32
-// CHECK:           }
 // CHECK-NEXT:      %[[VAR:.*]] = arith.divf %[[SQUARES]], %[[N]] : f32
 // CHECK-NEXT:      %[[EPS:.*]] = arith.constant 1.000000e-05 : f32
 // CHECK-NEXT:      %[[SHIFTED:.*]] = arith.addf %[[VAR]], %[[EPS]] : f32

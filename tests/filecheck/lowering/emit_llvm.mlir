@@ -7,7 +7,9 @@
 // from wherever the body ended), scf.parallel nested loops. The second RUN line
 // parses and verifies every unit of every module with llvmlite.
 
-// A row sum: the outer parallel loop, the inner loop carrying the sum. Both loops
+// A row sum: the outer parallel loop, the inner loop carrying the sum, its add
+// `reassoc` as df-bufferize marks a float sum (so that LLVM may fold it in vector
+// lanes). Both loops
 // run at most 64 times a call (2 rows, 2x8 sums), so both are marked not to be
 // vectorized (kernel.py's SCALAR_LOOP_MAX_TRIPS): LLVM would spend milliseconds to
 // save nanoseconds.
@@ -30,7 +32,7 @@
 // CHECK-NEXT:    %[[O2:.*]] = add i64 %[[O1]], %[[I]]
 // CHECK-NEXT:    %[[P:.*]] = getelementptr float, ptr %[[X]], i64 %[[O2]]
 // CHECK-NEXT:    %[[V:.*]] = load float, ptr %[[P]]
-// CHECK-NEXT:    %[[ADDED]] = fadd float %[[SUM]], %[[V]]
+// CHECK-NEXT:    %[[ADDED]] = fadd reassoc float %[[SUM]], %[[V]]
 // CHECK-NEXT:    %[[NEXTI]] = add i64 %[[I]], 1
 // CHECK-NEXT:    br label %[[INNER]], !llvm.loop ![[IL:[0-9]+]]
 // CHECK-NEXT:  [[LATCH]]:
