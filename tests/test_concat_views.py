@@ -42,6 +42,7 @@ from dflow.analysis.memory.liveness import PlanError, Schedule, Step, Value
 from dflow.analysis.memory.memory_plan import MemoryPlan, plan
 from dflow.analysis.memory.slices import Slices
 from dflow.dialects.df.annotations import VIEW
+from dflow.dialects.df.types import i64_array
 from dflow.driver.loading.feeds import random_inputs
 from dflow.driver.loading.pipeline import apply_pipeline
 from dflow.driver.loading.source import parse_module
@@ -352,7 +353,7 @@ def test_the_arena_run_fails_where_a_part_is_not_in_place() -> None:
     expected = run_function(module, "main", inputs)
     marked_and_planned(module)
     first_layer = next(op for op in function.body.block.ops if op.name == "df.conv2d")
-    first_layer.attributes["df.offset"] = dflow.dialects.df.types.i64_array([0])
+    first_layer.attributes["df.offset"] = i64_array([0])
     actual: list[Any] = run_in_arena(function, list(inputs))
     assert not np.allclose(actual[0], expected[0], rtol=1e-6)
 
@@ -447,6 +448,7 @@ def test_random_concat_graphs_make_views() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_random_concat_graphs_compiled(seed: int, tmp_path: Path) -> None:
+    """Random graphs of other seeds compiled: the interpreter's results."""
     module = random_concat_graph(seed + 100)
     function = next(iter(module.ops))
     assert isinstance(function, FuncOp)

@@ -602,9 +602,9 @@ def test_a_scratch_buffer_is_allocated_and_freed(tmp_path: Path) -> None:
 def test_row_folds_are_vector_folds(tmp_path: Path, build: str) -> None:
     """A softmax's row maximum and sum, a layer norm's sums and a reduce_sum over rows
     fold in vector lanes after LLVM's optimizations (their combines marked `nsz` and
-    `reassoc`: 16-lane `llvm.maximum`/`fadd` and a vector reduction at the end), and
-    no scalar loop folds a row; the results equal the interpreter's (the sums in
-    another order)."""
+    `reassoc`: 16-lane `llvm.maximum`/`fadd`, reduced to one value by
+    `llvm.vector.reduce.*` at the end); the results equal the interpreter's (the sums
+    in another order)."""
     rng = np.random.default_rng(5)
     x = normal(rng, (16, 1000), "f32")
     graph = Graph("main")

@@ -72,6 +72,7 @@ def concat_views(function: FuncOp) -> list[ConcatOp]:
     sizes: list[int] = []
 
     def number(value: SSAValue) -> int:
+        """`value`'s index, its size appended to `sizes` (which `slices` reads) once."""
         if value not in index:
             index[value] = len(sizes)
             sizes.append(tensor_bytes(value.type))

@@ -294,7 +294,8 @@ class Program:
         *,
         signatures: Mapping[str, EntrySignature] | None = None,
     ):
-        """`loaded`: the compiled program (under MPI, `ranked`'s parts); `module`: gives
+        """`entry` is one of the program's (`compile_program` checks it before
+        compiling). `loaded`: the compiled program (under MPI, `ranked`'s parts); `module`: gives
         the program as it was checked, before the lowering, when first asked
         (`interpret`, `memory`); `signatures`: its entries' signatures as the cache
         entry keeps them, which spare the module to a call."""
@@ -309,7 +310,6 @@ class Program:
         self.callable_entries: dict[str, Entry] = {}
         self.ranked = ranked
         """This rank's part, under MPI (`mpi=True`)."""
-        _check_entry(entry, self.entries)
 
     @cached_property
     def module(self) -> ModuleOp:
