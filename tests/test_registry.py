@@ -39,6 +39,7 @@ from dflow.dialects.df import (
     CastOp,
     CompareOp,
     ConstantOp,
+    Conv2DNchwcOp,
     Conv2DOp,
     ConvolutionOp,
     IdentityOp,
@@ -87,6 +88,7 @@ WITHOUT_GRADIENT: dict[str, str] = {
     "df.conv2d_grad_filter": "a gradient op: df-autodiff makes it and takes no second derivative",
     "df.max_pool2d_grad": "a gradient op: df-autodiff makes it and takes no second derivative",
     "df.avg_pool2d_grad": "a gradient op: df-autodiff makes it and takes no second derivative",
+    "df.conv2d_nchwc": "made by df-layout, in the lowering",
     "df.send": "made by df-partition, after differentiation",
     "df.recv": "made by df-partition, after differentiation",
     "df.fused": "made by df-fuse, in the lowering",
@@ -126,7 +128,13 @@ def test_every_elementwise_op_lowers_to_scalar_ops() -> None:
     }
 
 
-LIBRARY_OPS: tuple[type[Operation], ...] = (MatmulOp, ConvolutionOp, PoolingOp, IndexingOp)
+LIBRARY_OPS: tuple[type[Operation], ...] = (
+    MatmulOp,
+    ConvolutionOp,
+    Conv2DNchwcOp,
+    PoolingOp,
+    IndexingOp,
+)
 """The families whose kernels call a library routine (`builder.is_library_op`)."""
 
 
@@ -137,6 +145,7 @@ def _routines() -> dict[type[Operation], tuple[str, ...]]:
     return {
         MatmulOp: ("matmul", "batch_matmul"),
         Conv2DOp: ("conv2d", "conv2d_bias"),
+        Conv2DNchwcOp: ("conv2d_nchwc", "conv2d_nchwc_bias"),
         **{op: (routine,) for op, routine in windows.items()},
         **{op: (f"{routine}_i32", f"{routine}_i64") for op, routine in indexing.items()},
     }

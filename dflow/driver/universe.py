@@ -21,6 +21,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "df-optimize": ("dflow.transforms.optimize", "OptimizePass"),
     "df-place-devices": ("dflow.backend.numba.capabilities", "NumbaPlaceDevicesPass"),
     "df-partition": ("dflow.lowering.partition", "PartitionPass"),
+    "df-layout": ("dflow.lowering.layout", "LayoutPass"),
     "df-widen": ("dflow.lowering.widen", "WidenPass"),
     "df-fuse": ("dflow.lowering.fuse", "FusePass"),
     "df-schedule": ("dflow.transforms.schedule", "SchedulePass"),

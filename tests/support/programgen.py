@@ -2,7 +2,7 @@
 
 `generate(seed)` builds a verified `@main` over every op family of the dialect
 (elementwise, compare, select, cast, addn, matmul with transposes and batches,
-conv2d with its gradients, pools with theirs, transpose, reshape, broadcast_to,
+conv2d with its gradients, conv2d_nchwc, pools with theirs, transpose, reshape, broadcast_to,
 reductions, softmax, layer_norm, concat, slice, constants) on values whose shapes broadcast
 to one base shape `A x B`, where either size may be 0 or 1; one main element type
 (f32, f64, i32, i64 or i1) with casts to the others and to the narrow types (f16,
@@ -542,7 +542,9 @@ BINARY_FLOAT: dict[str, Callable[[_Builder, Value, Value], Tensor]] = {
 
 def _conv(builder: _Builder, image: Tensor) -> Tensor:
     """conv2d (a bias half the time) with a 1x1, 3x3 or 2x2 filter keeping the size, and
-    its two gradients, summed back to the base shape."""
+    its two gradients, summed back to the base shape; or conv2d_nchwc."""
+    if builder.chance(0.25):
+        return _conv_nchwc(builder, image)
     a, b = builder.base
     kernel, pads = [((1, 1), (0, 0, 0, 0)), ((3, 3), (1, 1, 1, 1)), ((2, 2), (0, 0, 1, 1))][
         int(builder.rng.integers(3))
@@ -565,6 +567,26 @@ def _conv(builder: _Builder, image: Tensor) -> Tensor:
         )
         return grad.sum().reshape((1, 1)) * image.reshape((a, b))
     return out.sum([0, 1])
+
+
+def _conv_nchwc(builder: _Builder, image: Tensor) -> Tensor:
+    """conv2d_nchwc of blocks of one channel (`df-layout` makes blocks of 16 of real
+    networks' convolutions only), a bias half the time, summed back to the base shape."""
+    a, b = builder.base
+    kernel, pads = [((1, 1), (0, 0, 0, 0)), ((3, 3), (1, 1, 1, 1)), ((2, 2), (0, 0, 1, 1))][
+        int(builder.rng.integers(3))
+    ]
+    channels = int(builder.rng.integers(1, 3))
+    element = str(image.type.element_type)
+    weights = builder.operand(element, (channels, 1, *kernel, 1, 1))
+    bias = builder.constant(element, (channels,)).tensor if builder.chance(0.5) else None
+    blocked = image.reshape((1, 1, a, b, 1))
+    out = image.graph.emit(
+        df.Conv2DNchwcOp(
+            blocked.value, weights.value, None if bias is None else bias.value, pads=pads
+        )
+    )
+    return out.sum([0, 1, 4])
 
 
 def _pool(builder: _Builder, image: Tensor) -> Tensor:

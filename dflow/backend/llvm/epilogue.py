@@ -37,7 +37,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from dflow.backend.llvm.convolution import DirectConv
+from dflow.backend.llvm.nchwc import GeneratedConvolution
 
 VIEWS = (memref.CastOp, memref.CollapseShapeOp)
 """Ops that name a buffer another way, the same memory in the same order."""
@@ -53,7 +53,7 @@ class Elementwise:
     buffers: tuple[SSAValue, ...]
 
 
-def fusable(call: func.CallOp, conv: DirectConv) -> Elementwise | None:
+def fusable(call: func.CallOp, conv: GeneratedConvolution) -> Elementwise | None:
     """The loop after the convolution `call` makes that it can run as it writes its
     output, else None."""
     output = root(call.arguments[1 if conv.pool else 3 if conv.bias else 2])

@@ -30,15 +30,17 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from dflow.backend.llvm import threads, vectors, vmath
-from dflow.backend.llvm.convolution import FREE, MALLOC, DirectConv
+from dflow.backend.llvm.convolution import FREE, MALLOC
 from dflow.backend.llvm.epilogue import Elementwise, fusable
 from dflow.backend.llvm.library import (
     direct_convolution,
+    direct_nchwc,
     direct_pool,
     library_routine,
     print_convolution,
     print_product,
 )
+from dflow.backend.llvm.nchwc import GeneratedConvolution
 from dflow.backend.llvm.types import UnsupportedKernelError, literal, llvm_type, suffix
 from dflow.dialects.upstream import RemFOp
 
@@ -177,8 +179,8 @@ class KernelPrinter:
     tail_folded: list[int] | None = None
     """Where given, every loop is vectorized with its tail masked (`TAIL_FOLDED`):
     the metadata node of each."""
-    fused: dict[scf.ParallelOp, tuple[func.CallOp, DirectConv, Elementwise]] = field(
-        default_factory=dict[scf.ParallelOp, tuple[func.CallOp, DirectConv, Elementwise]]
+    fused: dict[scf.ParallelOp, tuple[func.CallOp, GeneratedConvolution, Elementwise]] = field(
+        default_factory=dict[scf.ParallelOp, tuple[func.CallOp, GeneratedConvolution, Elementwise]]
     )
     """The convolutions whose call waits for their elementwise rest, by its loop."""
 
@@ -281,7 +283,7 @@ class KernelPrinter:
         (`library.py`); none where the calls are made from Python."""
         if self.calls_made:
             return
-        conv = direct_convolution(op) or direct_pool(op)
+        conv = direct_convolution(op) or direct_pool(op) or direct_nchwc(op)
         if conv is not None:
             rest = fusable(op, conv)
             if rest is None:
@@ -474,7 +476,9 @@ class KernelPrinter:
         else:
             self.chunk_loop(op, None)
 
-    def fused_convolution(self, call: func.CallOp, conv: DirectConv, rest: Elementwise) -> None:
+    def fused_convolution(
+        self, call: func.CallOp, conv: GeneratedConvolution, rest: Elementwise
+    ) -> None:
         """The convolution `call` makes, here where its elementwise rest was, calling
         the rest's function on each piece of its output (`epilogue.py`)."""
         self.chunks.append(self.elementwise_function(rest))

@@ -13,7 +13,8 @@ numba and llvm targets call the same code.
 `@dflow_conv2d_f32` and `@dflow_conv2d_bias_f32` of dilation 1 (any groups:
 `direct_convolution`), and `@dflow_max_pool2d_f32` and `@dflow_avg_pool2d_f32`
 (`direct_pool`), call a direct convolution or pool generated for their shapes
-(`convolution.py`), defined in the kernel's unit. Other routines (integer products,
+(`convolution.py`), defined in the kernel's unit; `@dflow_conv2d_nchwc[_bias]_f32` of
+block 16 the blocked convolution (`nchwc.py`, `direct_nchwc`). Other routines (integer products,
 dilated convolutions, pools of float64, gradients, indexing) are refused:
 such a kernel makes its calls from Python (`program.py`).
 """
@@ -29,6 +30,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Attribute, SSAValue
 
 from dflow.backend.llvm.convolution import DECLARATIONS, DirectConv
+from dflow.backend.llvm.nchwc import BLOCK, GeneratedConvolution, NchwcConv
 from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 if TYPE_CHECKING:
@@ -111,8 +113,23 @@ def direct_pool(op: func.CallOp) -> DirectConv | None:
     )
 
 
+def direct_nchwc(op: func.CallOp) -> NchwcConv | None:
+    """The generated blocked convolution (`nchwc.py`) of a `conv2d_nchwc` call of
+    float32 and block 16, else None (numba's routine, from Python)."""
+    callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
+    if callee not in ("conv2d_nchwc_f32", "conv2d_nchwc_bias_f32"):
+        return None
+    bias = callee == "conv2d_nchwc_bias_f32"
+    sh, sw, top, left, bottom, right = (_integer(v) for v in op.arguments[4 if bias else 3 :])
+    n, cb, h, w, block = _shape(op.arguments[0])
+    ob, _, kh, kw, _, _ = _shape(op.arguments[1])
+    if block != BLOCK:
+        return None
+    return NchwcConv(n, cb, h, w, ob, kh, kw, top, left, bottom, right, bias, sh, sw)
+
+
 def print_convolution(
-    printer: KernelPrinter, op: func.CallOp, conv: DirectConv, rest: Sequence[str] = ()
+    printer: KernelPrinter, op: func.CallOp, conv: GeneratedConvolution, rest: Sequence[str] = ()
 ) -> None:
     """The direct convolution `op` calls: its function defined in the unit (once for
     all its kernels, or after the kernel with its elementwise `rest`'s buffers),

@@ -1,9 +1,9 @@
 """What the numba target's devices can run, and placement for it.
 
 Every `df` op runs on a CPU. On a GPU, every op but the gradients of convolutions
-and pools: their CUDA library routines are not written yet
-(`runtime/library/gpu.py`), so placement keeps them on a CPU. Change `GPU_PENDING`,
-not the placer, when the CUDA library learns an op.
+and pools and the blocked convolution (`df.conv2d_nchwc`): their CUDA library
+routines are not written yet (`runtime/library/gpu.py`), so placement keeps them on
+a CPU. Change `GPU_PENDING`, not the placer, when the CUDA library learns an op.
 
 `NumbaPlaceDevicesPass` is `df-place-devices` asking these capabilities: the pass
 the driver and `xdsl-opt` run.
@@ -20,12 +20,13 @@ from dflow.dialects.df.nn import (
     AvgPool2DGradOp,
     Conv2DGradFilterOp,
     Conv2DGradInputOp,
+    Conv2DNchwcOp,
     MaxPool2DGradOp,
 )
 from dflow.transforms.placement import PlaceDevicesPass
 
 GPU_PENDING: frozenset[type[Operation]] = frozenset(
-    {Conv2DGradInputOp, Conv2DGradFilterOp, MaxPool2DGradOp, AvgPool2DGradOp}
+    {Conv2DGradInputOp, Conv2DGradFilterOp, Conv2DNchwcOp, MaxPool2DGradOp, AvgPool2DGradOp}
 )
 """Ops the CUDA lowering does not generate yet; they run on the CPU."""
 

@@ -322,6 +322,73 @@ class Conv2DGradFilterOp(Conv2DGradientOp):
         return self.input.type, self.result.type, self.output_grad.type
 
 
+@irdl_op_definition
+class Conv2DNchwcOp(WindowOp, HasSemantics):
+    """2-D convolution in the blocked channel layout `df-layout` chooses: input NCHWc
+    `[N, C/b, H, W, b]`, filter `[O/b, C/b, KH, KW, b (in), b (out)]`, optional bias
+    `[O]`, output NCHWc `[N, O/b, OH, OW, b]` (`y[n, o/b, p, q, o%b]` is `df.conv2d`'s
+    `y[n, o, p, q]`); dilation 1, one group. A tap's filter block is a row of
+    output-channel vectors per input channel, so a kernel holds output channels in
+    vector lanes and broadcasts the inputs."""
+
+    name = "df.conv2d_nchwc"
+
+    input = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure(), EpilogueHead())
+    assembly_format = "$input `,` $filter (`,` $bias^)? " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        filter: Value,
+        bias: Value | None = None,
+        *,
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        result = self.infer_type(_type(input), _type(filter), strides, pads)
+        super().__init__(
+            operands=[input, filter, [] if bias is None else [bias]],
+            result_types=[result],
+            properties={"strides": i64_array(list(strides)), "pads": i64_array(list(pads))},
+        )
+
+    @staticmethod
+    def infer_type(
+        input: Attribute, filter: Attribute, strides: Sequence[int], pads: Sequence[int]
+    ) -> TensorType:
+        element = common_element((input, filter))
+        require_elements("operands", element, FLOATS)
+        return TensorType(
+            element, shapes.conv2d_nchwc(shape_of(input), shape_of(filter), strides, pads)
+        )
+
+    def verify_types(self) -> None:
+        operands = [self.input.type, self.filter.type]
+        expected = self.infer_type(
+            self.input.type, self.filter.type, self.stride_values, self.pad_values
+        )
+        if self.bias is not None:
+            operands.append(self.bias.type)
+            _, blocks, _, _, block = shape_of(expected)
+            if self.bias.type != TensorType(expected.element_type, [blocks * block]):
+                raise ShapeError(
+                    f"bias {self.bias.type} must be a vector of {blocks * block} "
+                    f"{expected.element_type} (one per output channel)"
+                )
+        require_result(self.result.type, expected, operands)
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        bias = inputs[2] if len(inputs) == 3 else None
+        return reference.conv2d_nchwc(
+            inputs[0], inputs[1], bias, self.stride_values, self.pad_values
+        )
+
+
 def _pool_properties(
     kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
 ) -> dict[str, Attribute]:

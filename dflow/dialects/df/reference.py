@@ -140,6 +140,47 @@ def conv2d(
     return out
 
 
+def to_nchwc(x: Array, block: int) -> Array:
+    """NCHW as NCHWc: `y[n, c // b, h, w, c % b] = x[n, c, h, w]` (C a multiple of b)."""
+    n, c, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def from_nchwc(x: Array) -> Array:
+    """NCHWc as NCHW, the inverse of `to_nchwc`."""
+    n, blocks, h, w, block = x.shape
+    return np.ascontiguousarray(x.transpose(0, 1, 4, 2, 3).reshape(n, blocks * block, h, w))
+
+
+def to_oihw_io(w: Array, block: int) -> Array:
+    """An OIHW filter as `[O/b, I/b, KH, KW, b (in), b (out)]`:
+    `f[o // b, i // b, kh, kw, i % b, o % b] = w[o, i, kh, kw]`, each tap's block of
+    inputs a row of output-channel vectors (the layout of `df.conv2d_nchwc`)."""
+    o, i, kh, kw = w.shape
+    blocked = w.reshape(o // block, block, i // block, block, kh, kw)
+    return np.ascontiguousarray(blocked.transpose(0, 2, 4, 5, 3, 1))
+
+
+def from_oihw_io(f: Array) -> Array:
+    """The OIHW filter of a blocked one, the inverse of `to_oihw_io`."""
+    ob, ib, kh, kw, bi, bo = f.shape
+    return np.ascontiguousarray(f.transpose(0, 5, 1, 4, 2, 3).reshape(ob * bo, ib * bi, kh, kw))
+
+
+def conv2d_nchwc(
+    x: Array, f: Array, bias: Array | None, strides: Sequence[int], pads: Sequence[int]
+) -> Array:
+    """`conv2d` of NCHWc input and blocked filter (`to_oihw_io`) to NCHWc output."""
+    w = from_oihw_io(f)
+    plain = from_nchwc(x)
+    out_hw = [
+        (size + pads[axis] + pads[axis + 2] - w.shape[2 + axis]) // strides[axis] + 1
+        for axis, size in enumerate(plain.shape[2:])
+    ]
+    y = conv2d(plain, w, bias, strides, pads, (1, 1), out_hw)
+    return to_nchwc(y, x.shape[-1])
+
+
 def conv2d_grad_input(
     dy: Array,
     w: Array,

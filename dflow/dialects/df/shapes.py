@@ -155,6 +155,34 @@ def conv2d(
     return (input[0], filter[0], oh, ow)
 
 
+def conv2d_nchwc(input: Shape, filter: Shape, strides: Sequence[int], pads: Sequence[int]) -> Shape:
+    """NCHWc input `[N, C/b, H, W, b]`, blocked filter `[O/b, C/b, KH, KW, b, b]` →
+    NCHWc output `[N, O/b, OH, OW, b]`."""
+    if len(input) != 5 or len(filter) != 6:
+        raise ShapeError(
+            f"input {format_shape(input)} and filter {format_shape(filter)} must be 5-D "
+            "and 6-D (NCHWc and OIHW{b}i{b}o)"
+        )
+    block = input[4]
+    if block < 1 or filter[4:] != (block, block):
+        raise ShapeError(
+            f"filter {format_shape(filter)} must end in the input's block "
+            f"{block}x{block} (input {format_shape(input)})"
+        )
+    if filter[1] != input[1]:
+        raise ShapeError(
+            f"filter {format_shape(filter)} reads {filter[1]} blocks of input channels, "
+            f"input {format_shape(input)} has {input[1]}"
+        )
+    try:
+        oh, ow = window2d(input[2:4], filter[2:4], strides, pads, (1, 1))
+    except ShapeError as error:
+        raise ShapeError(
+            f"input {format_shape(input)} and filter {format_shape(filter)}: {error}"
+        ) from None
+    return (input[0], filter[0], oh, ow, block)
+
+
 def _check_groups(input: Shape, filter: Shape, groups: int) -> None:
     """C = groups · (the filter's channels) and groups dividing O, for `conv2d`."""
     if groups < 1:

@@ -58,6 +58,7 @@ from dflow.lowering.collapse_loops import CollapseLoopsPass
 from dflow.lowering.fuse import FusePass
 from dflow.lowering.inline import InlinePass
 from dflow.lowering.kernels.loops import LANES
+from dflow.lowering.layout import LayoutPass
 from dflow.lowering.lower_host import LowerHostPass
 from dflow.lowering.plan_buffers import PlanBuffersPass
 from dflow.lowering.widen import WidenPass
@@ -76,14 +77,17 @@ def lowering_pipeline(schedule: str = "best", mpi: bool = False, target: str = "
     `df-schedule{strategy=schedule}`. `mpi`: the lowering of a rank's devices under MPI,
     where a sent buffer is kept to the end of its function, so MPI sends straight out of
     the arena (`runtime/mpi.py`), and orders are judged so. `target`: the CPU target,
-    whose kernels fold rows in one accumulator (llvm) or in `LANES` (numba)."""
+    whose kernels fold rows in one accumulator (llvm) or in `LANES` (numba); the llvm
+    target's convolutions run in NCHWc (`df-layout`), which it generates."""
     hold = ["hold-sends=true"] if mpi else []
     order = [f"strategy={schedule}"] if schedule != "best" else []
     lanes = [f"lanes={LANES}"] if target == "numba" else []
+    layout = [LayoutPass.name] if target == "llvm" else []
     return ",".join(
         (
             InlinePass.name,
             PrunePass.name,
+            *layout,
             WidenPass.name,
             FusePass.name,
             BufferizePass.name + _options(lanes),

@@ -148,6 +148,9 @@ def _library_call(op: Operation) -> tuple[str, list[int]]:
         case nn.Conv2DOp():
             routine = "conv2d_bias" if len(op.operands) == 3 else "conv2d"
             return routine, _convolution_params(op)
+        case nn.Conv2DNchwcOp():
+            routine = "conv2d_nchwc_bias" if len(op.operands) == 3 else "conv2d_nchwc"
+            return routine, [*op.stride_values, *op.pad_values]
         case nn.ConvolutionOp():
             return _WINDOW_ROUTINES[type(op)], _convolution_params(op)
         case nn.PoolingOp():
@@ -165,7 +168,8 @@ def _convolution_params(op: nn.ConvolutionOp) -> list[int]:
 
 
 def is_library_op(op: Operation) -> bool:
-    return isinstance(op, nn.MatmulOp | nn.ConvolutionOp | nn.PoolingOp | indexing.IndexingOp)
+    library = nn.MatmulOp | nn.ConvolutionOp | nn.Conv2DNchwcOp | nn.PoolingOp | indexing.IndexingOp
+    return isinstance(op, library)
 
 
 def _splat_constants(ops: Sequence[Operation]) -> dict[SSAValue, Callable[[KernelBody], SSAValue]]:

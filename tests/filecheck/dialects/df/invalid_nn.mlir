@@ -419,3 +419,35 @@ func.func @pool_no_kernel(%x: tensor<1x3x8x8xf32>) {
   %0 = df.max_pool2d %x : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}df.conv2d_nchwc: input 1x2x5x5x16 and filter 3x2x3x16x16 must be 5-D and 6-D (NCHWc and OIHW{b}i{b}o){{$}}
+func.func @conv2d_nchwc_rank(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x16x16xf32>) {
+  %0 = "df.conv2d_nchwc"(%x, %w) : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x16x16xf32>) -> tensor<1x3x3x3x16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d_nchwc: filter 3x2x3x3x8x8 must end in the input's block 16x16 (input 1x2x5x5x16){{$}}
+func.func @conv2d_nchwc_block(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x8x8xf32>) {
+  %0 = df.conv2d_nchwc %x, %w : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x8x8xf32>) -> tensor<1x3x3x3x16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d_nchwc: filter 3x4x3x3x16x16 reads 4 blocks of input channels, input 1x2x5x5x16 has 2{{$}}
+func.func @conv2d_nchwc_channels(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x4x3x3x16x16xf32>) {
+  %0 = df.conv2d_nchwc %x, %w : (tensor<1x2x5x5x16xf32>, tensor<3x4x3x3x16x16xf32>) -> tensor<1x3x3x3x16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d_nchwc: bias tensor<32xf32> must be a vector of 48 f32 (one per output channel){{$}}
+func.func @conv2d_nchwc_bias(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x16x16xf32>, %b: tensor<32xf32>) {
+  %0 = df.conv2d_nchwc %x, %w, %b : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x16x16xf32>, tensor<32xf32>) -> tensor<1x3x3x3x16xf32>
+  func.return
+}

@@ -164,3 +164,12 @@ func.func @pool2d(%x: tensor<1x3x8x8xf32>, %d: tensor<2x1x5x4xf64>) {
   %8 = df.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x7x7xf32>
   func.return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @conv2d_nchwc(
+// CHECK:         df.conv2d_nchwc %{{.*}}, %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x16x16xf32>, tensor<48xf32>) -> tensor<1x3x3x3x16xf32>
+func.func @conv2d_nchwc(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x16x16xf32>, %b: tensor<48xf32>) -> tensor<1x3x3x3x16xf32> {
+  %y = df.conv2d_nchwc %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x16x16xf32>, tensor<48xf32>) -> tensor<1x3x3x3x16xf32>
+  func.return %y : tensor<1x3x3x3x16xf32>
+}

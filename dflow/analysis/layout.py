@@ -1,0 +1,126 @@
+"""Which values of a function `df-layout` holds in the blocked channel layout NCHWc.
+
+A value `[N, C, H, W]` in NCHWc with block `b` is `[N, C/b, H, W, b]`: each pixel's
+channels in vectors of `b`. A convolution whose input and output channels are
+multiples of `b` and whose filter is a constant (`convertible_conv`) computes in it
+from its (reordered) input; an elementwise op with a blocked operand stays in it when
+each other operand can follow (`operand_kind`): blocked itself, a constant (packed
+at compile time), broadcast along the channels (reshaped, no copy), or a 4-D value
+with the channels (reordered once); a channel concatenation of
+blocked values too. The choice goes forward in program order, so a value is blocked
+only where a blocked producer feeds it: the reorders are at the edges of each chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum, auto
+
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Operation, SSAValue
+
+from dflow.dialects.df.annotations import DEVICE
+from dflow.dialects.df.constant import ConstantOp
+from dflow.dialects.df.nn import Conv2DOp
+from dflow.dialects.df.shape_ops import ConcatOp
+from dflow.dialects.df.traits import Elementwise
+from dflow.dialects.df.types import shape_of, static_tensor
+
+
+class OperandKind(Enum):
+    """How an operand of a blocked op reaches the blocked layout."""
+
+    BLOCKED = auto()
+    """Already blocked: the blocked value itself."""
+    PACKED_CONSTANT = auto()
+    """A constant with the channels: packed at compile time."""
+    CHANNEL_BROADCAST = auto()
+    """One channel or fewer axes than the channel's (`[1, 1, H, W]`, `[W]`, a scalar):
+    the same elements as a 5-D `[N', 1, H', W', 1]`, a reshape."""
+    REORDERED = auto()
+    """Any other 4-D value with the channels (the result's shape, or `[1, C, 1, 1]`
+    computed): reordered into NCHWc."""
+
+
+def _is_nchw(value: SSAValue, block: int) -> bool:
+    """A non-empty float32 4-D tensor whose channels are a multiple of `block`."""
+    tensor = static_tensor(value.type)
+    shape = shape_of(tensor)
+    nonempty = len(shape) == 4 and all(size > 0 for size in shape)
+    return nonempty and tensor.element_type == f32 and shape[1] % block == 0
+
+
+def on_gpu(op: Operation) -> bool:
+    """Whether `op` runs on a GPU: its own `df.device`, or its module's."""
+    at: Operation | None = op
+    while at is not None:
+        device = at.attributes.get(DEVICE)
+        if device is not None:
+            return str(device).strip('"').startswith("gpu")
+        at = at.parent_op()
+    return False
+
+
+def convertible_conv(op: Operation, block: int) -> bool:
+    """A float32 `df.conv2d` of one group and dilation 1 with a constant filter, on a
+    CPU, whose input and output channels are multiples of `block`."""
+    if not isinstance(op, Conv2DOp) or on_gpu(op):
+        return False
+    plain = op.group_count == 1 and op.dilation_values == (1, 1)
+    constant = isinstance(op.filter.owner, ConstantOp)
+    return plain and constant and _is_nchw(op.input, block) and _is_nchw(op.result, block)
+
+
+def _channel_broadcast(shape: tuple[int, ...]) -> bool:
+    return len(shape) < 3 or shape[-3] == 1
+
+
+@dataclass
+class Layout:
+    """The ops of a function `df-layout` rewrites into NCHWc (in program order), and
+    the values they make blocked."""
+
+    block: int
+    ops: list[Operation] = field(default_factory=list[Operation])
+    blocked: set[SSAValue] = field(default_factory=set[SSAValue])
+
+    def operand_kind(self, value: SSAValue) -> OperandKind | None:
+        """How `value`, an operand of an elementwise op of an NCHW result, becomes
+        blocked; None when it cannot."""
+        shape = shape_of(value.type)
+        if value in self.blocked:
+            return OperandKind.BLOCKED
+        if len(shape) > 4:
+            return None
+        if _channel_broadcast(shape):
+            return OperandKind.CHANNEL_BROADCAST
+        if isinstance(value.owner, ConstantOp):
+            return OperandKind.PACKED_CONSTANT
+        if len(shape) == 4 and shape[1] % self.block == 0:
+            return OperandKind.REORDERED
+        return None
+
+    def follows(self, op: Operation) -> bool:
+        """Whether `op` computes in NCHWc: a convertible convolution, an elementwise op
+        of a blocked operand whose others can follow, or a channel concatenation of
+        blocked values."""
+        if convertible_conv(op, self.block):
+            return True
+        if on_gpu(op) or len(op.results) != 1 or not _is_nchw(op.results[0], self.block):
+            return False
+        if isinstance(op, ConcatOp):
+            return op.axis_value == 1 and all(v in self.blocked for v in op.operands)
+        if not op.has_trait(Elementwise) or not any(v in self.blocked for v in op.operands):
+            return False
+        return all(self.operand_kind(v) is not None for v in op.operands)
+
+
+def choose_layout(ops: Iterable[Operation], block: int) -> Layout:
+    """The ops of a block (in program order) that compute in NCHWc of `block`."""
+    layout = Layout(block)
+    for op in ops:
+        if layout.follows(op):
+            layout.ops.append(op)
+            layout.blocked.add(op.results[0])
+    return layout

@@ -1,0 +1,427 @@
+"""The blocked convolution `df.conv2d_nchwc` as LLVM: output channels in the lanes.
+
+Input NCHWc `[N, C/16, H, W, 16]`, filter `[O/16, C/16, KH, KW, 16, 16]` (packed at
+compile time by `df-layout`), output NCHWc. A tile is `TILE_BLOCKS` blocks of 16
+output channels by `TILE_PIXELS` consecutive output pixels of one row: its
+accumulators, one vector of 16 output channels per block and pixel (24 of AVX-512's
+32 registers), start from the bias (or the partial sums of an earlier pass) and take,
+per tap and input channel, `TILE_BLOCKS` vector loads of the filter and
+`TILE_PIXELS` broadcast inputs into `TILE_BLOCKS * TILE_PIXELS` FMAs: 10 loads for 24
+FMAs, and no lane idle whatever the plane's size (NCHW's positions in lanes computed
+63 positions for the 49 of a 7x7 plane). The pixels left over at a row's end make
+one narrower tile, the blocks left over one shallower.
+
+A padded input is copied once per image into a zeroed buffer (rows `W + left +
+right` pixels long), so every tap of every tile reads inside it. The input channels
+are taken `chunk` blocks at a time, so that the filter of a tile's blocks for one
+pass stays in the 1 MB L2 (`CHUNK_BYTES`); passes after the first add to the
+output. The fused elementwise rest (`epilogue.py`) runs on each output row of a block
+once its last pass has written it (16 x OW contiguous floats).
+
+The tile function takes its strides as arguments, so one is generated per tile
+shape, kernel size and stride, whatever the channels and the plane (the layers of a
+network share them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dflow.backend.llvm.convolution import DirectConv
+
+BLOCK = 16
+"""Float32 lanes of an AVX-512 vector: the channel block generated here."""
+
+TILE_BLOCKS = 4
+"""Blocks of 16 output channels per tile."""
+
+TILE_PIXELS = 6
+"""Output pixels of a row per tile."""
+
+CHUNK_BYTES = 1 << 18
+"""The most bytes of filter one pass of a tile's blocks reads (a quarter of the L2)."""
+
+VECTOR = "<16 x float>"
+
+
+@dataclass(frozen=True)
+class NchwcConv:
+    """The static shapes of one `df.conv2d_nchwc` of block 16."""
+
+    n: int
+    cb: int
+    """Blocks of input channels."""
+    h: int
+    w: int
+    ob: int
+    """Blocks of output channels."""
+    kh: int
+    kw: int
+    top: int
+    left: int
+    bottom: int
+    right: int
+    bias: bool = False
+    sh: int = 1
+    sw: int = 1
+    fused: str = ""
+    """The kernel whose elementwise rest runs on each output row (as `DirectConv`'s)."""
+    buffers: int = 0
+    """The buffers the elementwise rest reads or writes, passed after `y`."""
+
+    pool: ClassVar[bool] = False
+    """Not a pool (the interface `epilogue.fusable` reads)."""
+
+    @property
+    def k(self) -> int:
+        """Output channels."""
+        return self.ob * BLOCK
+
+    @property
+    def out(self) -> tuple[int, int]:
+        oh = (self.h + self.top + self.bottom - self.kh) // self.sh + 1
+        ow = (self.w + self.left + self.right - self.kw) // self.sw + 1
+        return oh, ow
+
+    @property
+    def padded(self) -> bool:
+        return any((self.top, self.left, self.bottom, self.right))
+
+    @property
+    def plane(self) -> tuple[int, int]:
+        """Rows and columns of the (padded) input read."""
+        return self.h + self.top + self.bottom, self.w + self.left + self.right
+
+    @property
+    def chunk(self) -> int:
+        """Input channel blocks per pass."""
+        per_block = TILE_BLOCKS * self.kh * self.kw * BLOCK * BLOCK * 4
+        return max(1, min(self.cb, CHUNK_BYTES // per_block))
+
+    @property
+    def name(self) -> str:
+        pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
+        shapes = f"{self.n}x{self.cb}x{self.h}x{self.w}x16.{self.ob}x{self.kh}x{self.kw}"
+        strides = f".s{self.sh}.{self.sw}"
+        bias = ".bias" if self.bias else ""
+        return f"{self.fused or 'dflow'}.conv_nchwc.{shapes}.p{pads}{strides}{bias}"
+
+    def tiles(self) -> Iterator[tuple[int, int]]:
+        """The (blocks, pixels) of each tile shape used."""
+        blocks = {TILE_BLOCKS} if self.ob >= TILE_BLOCKS else set[int]()
+        blocks |= {self.ob % TILE_BLOCKS} - {0}
+        pixels = {TILE_PIXELS} if self.out[1] >= TILE_PIXELS else set[int]()
+        pixels |= {self.out[1] % TILE_PIXELS} - {0}
+        for j in sorted(blocks):
+            for p in sorted(pixels):
+                yield j, p
+
+    def definition(self) -> str:
+        """The tile functions, then `void @<name>(ptr x, ptr w, [ptr bias,] ptr y,
+        [ptr e<i>...])`, internal to its module."""
+        tiles = [tile_definition(j, p, self.kh, self.kw, self.sw) for j, p in self.tiles()]
+        return "\n".join([*tiles, *_Driver(self).lines()])
+
+
+def tile_name(blocks: int, pixels: int, kh: int, kw: int, sw: int) -> str:
+    return f"dflow.nchwc_tile.{blocks}x{pixels}.k{kh}x{kw}.s{sw}"
+
+
+def tile_definition(blocks: int, pixels: int, kh: int, kw: int, sw: int) -> str:
+    """`void @<tile>(ptr x, ptr w, ptr bias, ptr y, i64 cbs, i1 first, i64 x_row,
+    i64 x_block, i64 w_block, i64 y_block)`: `blocks` x `pixels` accumulators over
+    `cbs` input blocks, each tap's inputs at `x + (c * x_block + i * x_row + (p * sw +
+    j) * 16)`, each output block's filter `w_block` floats after the last's and its
+    output `y_block` floats after; started from `bias` (`first`) or from `y`."""
+    lines = [
+        f'define internal void @"{tile_name(blocks, pixels, kh, kw, sw)}"(ptr %x, ptr %w, '
+        "ptr %bias, ptr %y, i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, "
+        "i64 %y_block) {",
+        "entry:",
+    ]
+    accumulators = [(j, p) for j in range(blocks) for p in range(pixels)]
+    for j in range(blocks):
+        lines += [
+            f"  %yb{j}.at = mul i64 %y_block, {j}",
+            f"  %yb{j} = getelementptr float, ptr %y, i64 %yb{j}.at",
+            f"  %bias{j}.at = getelementptr float, ptr %bias, i64 {j * BLOCK}",
+            f"  %bias{j} = load {VECTOR}, ptr %bias{j}.at, align 4",
+            f"  %wb{j}.at = mul i64 %w_block, {j}",
+        ]
+    for j, p in accumulators:
+        lines += [
+            f"  %a{j}.{p} = alloca {VECTOR}, align 64",
+            f"  %y{j}.{p}.at = getelementptr float, ptr %yb{j}, i64 {p * BLOCK}",
+            f"  %y{j}.{p} = load {VECTOR}, ptr %y{j}.{p}.at, align 4",
+            f"  %s{j}.{p} = select i1 %first, {VECTOR} %bias{j}, {VECTOR} %y{j}.{p}",
+            f"  store {VECTOR} %s{j}.{p}, ptr %a{j}.{p}, align 64",
+        ]
+    taps = list(_taps(blocks, pixels, sw, accumulators))
+    lines += _loop(
+        "c",
+        "%cbs",
+        lambda c: _loop(
+            "i",
+            str(kh),
+            lambda i: _loop("j", str(kw), lambda jj: _tap(c, i, jj, kh, kw, taps, accumulators)),
+        ),
+    )
+    for j, p in accumulators:
+        lines += [
+            f"  %f{j}.{p} = load {VECTOR}, ptr %a{j}.{p}, align 64",
+            f"  store {VECTOR} %f{j}.{p}, ptr %y{j}.{p}.at, align 4",
+        ]
+    return "\n".join([*lines, "  ret void", "}"])
+
+
+def _taps(blocks: int, pixels: int, sw: int, accumulators: list[tuple[int, int]]) -> Iterator[str]:
+    """The FMAs of one tap over its 16 input channels (`%xo`, `%wo` its bases)."""
+    for lane in range(BLOCK):
+        for j in range(blocks):
+            yield f"  %wp{lane}.{j}.at = add i64 %wb{j}.at, {lane * BLOCK}"
+            yield f"  %wp{lane}.{j} = getelementptr float, ptr %wo, i64 %wp{lane}.{j}.at"
+            yield f"  %wv{lane}.{j} = load {VECTOR}, ptr %wp{lane}.{j}, align 4"
+        for p in range(pixels):
+            yield f"  %xp{lane}.{p} = getelementptr float, ptr %xo, i64 {p * sw * BLOCK + lane}"
+            yield f"  %xs{lane}.{p} = load float, ptr %xp{lane}.{p}, align 4"
+            yield f"  %xi{lane}.{p} = insertelement {VECTOR} poison, float %xs{lane}.{p}, i64 0"
+            yield (
+                f"  %xv{lane}.{p} = shufflevector {VECTOR} %xi{lane}.{p}, {VECTOR} poison, "
+                "<16 x i32> zeroinitializer"
+            )
+        for j, p in accumulators:
+            before = f"%v{lane - 1}.{j}.{p}" if lane else f"%l{j}.{p}"
+            yield (
+                f"  %v{lane}.{j}.{p} = call {VECTOR} @llvm.fma.v16f32({VECTOR} %wv{lane}.{j}, "
+                f"{VECTOR} %xv{lane}.{p}, {VECTOR} {before})"
+            )
+
+
+def _tap(
+    c: str, i: str, j: str, kh: int, kw: int, taps: list[str], accumulators: list[tuple[int, int]]
+) -> list[str]:
+    """One tap `(c, i, j)`: its bases, the accumulators loaded, its FMAs, stored."""
+    lines = [
+        f"  %xc = mul i64 {c}, %x_block",
+        f"  %xr = mul i64 {i}, %x_row",
+        f"  %xq = mul i64 {j}, {BLOCK}",
+        "  %xcr = add i64 %xc, %xr",
+        "  %xat = add i64 %xcr, %xq",
+        "  %xo = getelementptr float, ptr %x, i64 %xat",
+        f"  %wc = mul i64 {c}, {kh * kw}",
+        f"  %wr = mul i64 {i}, {kw}",
+        "  %wcr = add i64 %wc, %wr",
+        f"  %wt = add i64 %wcr, {j}",
+        f"  %wat = mul i64 %wt, {BLOCK * BLOCK}",
+        "  %wo = getelementptr float, ptr %w, i64 %wat",
+    ]
+    lines += [f"  %l{a}.{b} = load {VECTOR}, ptr %a{a}.{b}, align 64" for a, b in accumulators]
+    lines += taps
+    last = BLOCK - 1
+    lines += [
+        f"  store {VECTOR} %v{last}.{a}.{b}, ptr %a{a}.{b}, align 64" for a, b in accumulators
+    ]
+    return lines
+
+
+def _loop(label: str, count: str, body: Callable[[str], list[str]]) -> list[str]:
+    """A counted loop (at least one trip) of `body(index)`, whose blocks are labelled
+    `<label>...`."""
+    index = f"%{label}.i"
+    return [
+        f"  br label %{label}.pre",
+        f"{label}.pre:",
+        f"  br label %{label}",
+        f"{label}:",
+        f"  {index} = phi i64 [ 0, %{label}.pre ], [ %{label}.next, %{label}.latch ]",
+        *body(index),
+        f"  br label %{label}.latch",
+        f"{label}.latch:",
+        f"  %{label}.next = add i64 {index}, 1",
+        f"  %{label}.more = icmp ult i64 %{label}.next, {count}",
+        f"  br i1 %{label}.more, label %{label}, label %{label}.end",
+        f"{label}.end:",
+    ]
+
+
+@dataclass(frozen=True)
+class _Driver:
+    """The convolution's function: images, passes, rows and tiles."""
+
+    conv: NchwcConv
+
+    def signature(self) -> str:
+        conv = self.conv
+        names = ["x", "w", *(("bias",) if conv.bias else ()), "y"]
+        names += [f"e{i}" for i in range(conv.buffers)]
+        parameters = ", ".join(f"ptr %{name}" for name in names)
+        return f'define internal void @"{conv.name}"({parameters}) {{'
+
+    def lines(self) -> list[str]:
+        conv = self.conv
+        hp, wp = conv.plane
+        floats = conv.cb * hp * wp * BLOCK
+        lines = [self.signature(), "entry:"]
+        if not conv.bias:
+            lines += [
+                f"  %bias = alloca [{TILE_BLOCKS * BLOCK} x float], align 64",
+                f"  call void @llvm.memset.p0.i64(ptr %bias, i8 0, i64 {TILE_BLOCKS * 64}, i1 0)",
+            ]
+        if conv.padded:
+            lines += [
+                f"  %xp = call ptr @malloc(i64 {floats * 4})",
+                f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {floats * 4}, i1 0)",
+            ]
+        lines += _loop("n", str(conv.n), self.image)
+        if conv.padded:
+            lines.append("  call void @free(ptr %xp)")
+        return [*lines, "  ret void", "}"]
+
+    def image(self, n: str) -> list[str]:
+        conv = self.conv
+        hp, wp = conv.plane
+        lines: list[str] = []
+        if conv.padded:
+            lines += _loop("r", str(conv.cb * conv.h), lambda r: self.copy_row(n, r))
+            lines.append("  %src = getelementptr float, ptr %xp, i64 0")
+        else:
+            lines += [
+                f"  %src.at = mul i64 {n}, {conv.cb * hp * wp * BLOCK}",
+                "  %src = getelementptr float, ptr %x, i64 %src.at",
+            ]
+        full, rest = divmod(conv.ob, TILE_BLOCKS)
+        if full:
+            lines += _loop("t", str(full), lambda t: self.blocks(n, t, TILE_BLOCKS, "t"))
+        if rest:
+            lines += self.blocks(n, str(full), rest, "u")
+        return lines
+
+    def copy_row(self, n: str, r: str) -> list[str]:
+        """Row `r` of the image's blocks (`c * H + row`) into the padded buffer."""
+        conv = self.conv
+        hp, wp = conv.plane
+        return [
+            f"  %cr.n = mul i64 {n}, {conv.cb * conv.h}",
+            f"  %cr.r = add i64 %cr.n, {r}",
+            f"  %cr.from = mul i64 %cr.r, {conv.w * BLOCK}",
+            "  %cr.src = getelementptr float, ptr %x, i64 %cr.from",
+            f"  %cr.c = udiv i64 {r}, {conv.h}",
+            f"  %cr.row = urem i64 {r}, {conv.h}",
+            f"  %cr.cp = mul i64 %cr.c, {hp}",
+            "  %cr.rp = add i64 %cr.cp, %cr.row",
+            f"  %cr.rt = add i64 %cr.rp, {conv.top}",
+            f"  %cr.px = mul i64 %cr.rt, {wp}",
+            f"  %cr.pl = add i64 %cr.px, {conv.left}",
+            f"  %cr.to = mul i64 %cr.pl, {BLOCK}",
+            "  %cr.dst = getelementptr float, ptr %xp, i64 %cr.to",
+            f"  call void @llvm.memcpy.p0.p0.i64(ptr %cr.dst, ptr %cr.src, i64 {conv.w * 64}, "
+            "i1 0)",
+        ]
+
+    def blocks(self, n: str, t: str, blocks: int, label: str) -> list[str]:
+        """The output blocks from `t * TILE_BLOCKS` (`blocks` of them): each pass over
+        a chunk of input blocks, all rows."""
+        conv = self.conv
+        oh, ow = conv.out
+        passes = -(-conv.cb // conv.chunk)
+        lines = [
+            f"  %{label}.ob = mul i64 {t}, {TILE_BLOCKS}",
+            f"  %{label}.wat = mul i64 %{label}.ob, {conv.cb * conv.kh * conv.kw * BLOCK * BLOCK}",
+            f"  %{label}.w = getelementptr float, ptr %w, i64 %{label}.wat",
+            f"  %{label}.nob = mul i64 {n}, {conv.ob}",
+            f"  %{label}.yb = add i64 %{label}.nob, %{label}.ob",
+            f"  %{label}.yat = mul i64 %{label}.yb, {oh * ow * BLOCK}",
+            f"  %{label}.y = getelementptr float, ptr %y, i64 %{label}.yat",
+        ]
+        if conv.bias:
+            lines += [
+                f"  %{label}.bat = mul i64 %{label}.ob, {BLOCK}",
+                f"  %{label}.bias = getelementptr float, ptr %bias, i64 %{label}.bat",
+            ]
+        else:
+            lines.append(f"  %{label}.bias = getelementptr float, ptr %bias, i64 0")
+        return lines + _loop(
+            f"{label}.c", str(passes), lambda c: self.pass_rows(label, c, blocks, passes)
+        )
+
+    def pass_rows(self, label: str, c: str, blocks: int, passes: int) -> list[str]:
+        conv = self.conv
+        hp, wp = conv.plane
+        oh, _ = conv.out
+        chunk = conv.chunk
+        lines = [
+            f"  %{label}.c0 = mul i64 {c}, {chunk}",
+            f"  %{label}.left = sub i64 {conv.cb}, %{label}.c0",
+            f"  %{label}.few = icmp ult i64 %{label}.left, {chunk}",
+            f"  %{label}.cbs = select i1 %{label}.few, i64 %{label}.left, i64 {chunk}",
+            f"  %{label}.first = icmp eq i64 {c}, 0",
+            f"  %{label}.last = icmp eq i64 {c}, {passes - 1}",
+            f"  %{label}.xc = mul i64 %{label}.c0, {hp * wp * BLOCK}",
+            f"  %{label}.x = getelementptr float, ptr %src, i64 %{label}.xc",
+            f"  %{label}.wc = mul i64 %{label}.c0, {conv.kh * conv.kw * BLOCK * BLOCK}",
+            f"  %{label}.wp = getelementptr float, ptr %{label}.w, i64 %{label}.wc",
+        ]
+        return lines + _loop(f"{label}.oy", str(oh), lambda oy: self.row(label, oy, blocks))
+
+    def row(self, label: str, oy: str, blocks: int) -> list[str]:
+        conv = self.conv
+        wp = conv.plane[1]
+        ow = conv.out[1]
+        full, rest = divmod(ow, TILE_PIXELS)
+        lines = [
+            f"  %{label}.iy = mul i64 {oy}, {conv.sh * wp * BLOCK}",
+            f"  %{label}.xr = getelementptr float, ptr %{label}.x, i64 %{label}.iy",
+            f"  %{label}.oyat = mul i64 {oy}, {ow * BLOCK}",
+            f"  %{label}.yr = getelementptr float, ptr %{label}.y, i64 %{label}.oyat",
+        ]
+        if full:
+            lines += _loop(
+                f"{label}.q", str(full), lambda q: self.tile(label, q, blocks, TILE_PIXELS, "q")
+            )
+        if rest:
+            lines += self.tile(label, str(full), blocks, rest, "r")
+        return lines + self.rest(label, oy, blocks)
+
+    def tile(self, label: str, q: str, blocks: int, pixels: int, kind: str) -> list[str]:
+        conv = self.conv
+        hp, wp = conv.plane
+        oh, ow = conv.out
+        at = f"%{label}.{kind}"
+        name = tile_name(blocks, pixels, conv.kh, conv.kw, conv.sw)
+        return [
+            f"  {at}.xq = mul i64 {q}, {TILE_PIXELS * conv.sw * BLOCK}",
+            f"  {at}.x = getelementptr float, ptr %{label}.xr, i64 {at}.xq",
+            f"  {at}.yq = mul i64 {q}, {TILE_PIXELS * BLOCK}",
+            f"  {at}.y = getelementptr float, ptr %{label}.yr, i64 {at}.yq",
+            f'  call void @"{name}"(ptr {at}.x, ptr %{label}.wp, ptr %{label}.bias, '
+            f"ptr {at}.y, i64 %{label}.cbs, i1 %{label}.first, i64 {wp * BLOCK}, "
+            f"i64 {hp * wp * BLOCK}, i64 {conv.cb * conv.kh * conv.kw * BLOCK * BLOCK}, "
+            f"i64 {oh * ow * BLOCK})",
+        ]
+
+    def rest(self, label: str, oy: str, blocks: int) -> list[str]:
+        """The fused rest on each block's row `oy`, after the last pass."""
+        conv = self.conv
+        if not conv.fused:
+            return []
+        oh, ow = conv.out
+        buffers = "".join(f"ptr %e{i}, " for i in range(conv.buffers))
+        lines = [
+            f"  br i1 %{label}.last, label %{label}.rest, label %{label}.done",
+            f"{label}.rest:",
+            f"  %{label}.f0 = add i64 %{label}.yat, %{label}.oyat",
+        ]
+        for j in range(blocks):
+            lines += [
+                f"  %{label}.f{j}.first = add i64 %{label}.f0, {j * oh * ow * BLOCK}",
+                f"  %{label}.f{j}.end = add i64 %{label}.f{j}.first, {ow * BLOCK}",
+                f'  call void @"{conv.fused}.elementwise"({buffers}i64 %{label}.f{j}.first, '
+                f"i64 %{label}.f{j}.end)",
+            ]
+        return [*lines, f"  br label %{label}.done", f"{label}.done:"]
+
+
+GeneratedConvolution = DirectConv | NchwcConv
+"""A convolution or pool a kernel's library call becomes (`library.py`)."""

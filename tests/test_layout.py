@@ -1,0 +1,191 @@
+"""`df-layout` and the blocked convolution it makes (`df.conv2d_nchwc`).
+
+The layouts are checked against their definitions written as index loops (not the
+reshapes and transposes that implement them); the pass's output against the
+interpreter on the program before it (the pass emits plain `df`, so every decision is
+checked by the oracle); the generated NCHWc convolution of the llvm target
+(`backend/llvm/nchwc.py`) against the interpreter over the shapes that exercise its
+remainders (blocks and pixels past whole tiles), its passes over chunks of input
+channels, strides, asymmetric pads and a fused elementwise rest; numba's routine
+against the same.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from compiled_support import check, kernels_typed_as_declared, normal
+
+import dflow
+from dflow.backend.llvm.nchwc import NchwcConv
+from dflow.dialects.df import reference
+from dflow.driver.compilation.compiler import lowering_pipeline
+from dflow.driver.loading.pipeline import apply_pipeline
+from dflow.frontend import Graph, Tensor
+from dflow.interpreters.df import run_function
+from dflow.runtime.library import cpu
+
+__all__ = ["kernels_typed_as_declared"]
+
+
+def test_nchwc_is_its_definition() -> None:
+    """`y[n, c // b, h, w, c % b] = x[n, c, h, w]`, and back."""
+    x = np.random.default_rng(0).normal(size=(2, 32, 3, 5)).astype(np.float32)
+    blocked = reference.to_nchwc(x, 16)
+    assert blocked.shape == (2, 2, 3, 5, 16)
+    for n, c, h, w in itertools.product(*map(range, x.shape)):
+        assert blocked[n, c // 16, h, w, c % 16] == x[n, c, h, w]
+    assert np.array_equal(reference.from_nchwc(blocked), x)
+
+
+def test_blocked_filter_is_its_definition() -> None:
+    """`f[o // b, i // b, kh, kw, i % b, o % b] = w[o, i, kh, kw]`, and back."""
+    w = np.random.default_rng(1).normal(size=(8, 12, 3, 2)).astype(np.float32)
+    f = reference.to_oihw_io(w, 4)
+    assert f.shape == (2, 3, 3, 2, 4, 4)
+    for o, i, kh, kw in itertools.product(*map(range, w.shape)):
+        assert f[o // 4, i // 4, kh, kw, i % 4, o % 4] == w[o, i, kh, kw]
+    assert np.array_equal(reference.from_oihw_io(f), w)
+
+
+def _direct(x: Any, w: Any, bias: Any, strides: tuple[int, int], pads: tuple[int, ...]) -> Any:
+    """The convolution by its sum over taps, element by element (f64)."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    padded = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]))
+    padded[:, :, pads[0] : pads[0] + h, pads[1] : pads[1] + wd] = x
+    oh = (padded.shape[2] - kh) // strides[0] + 1
+    ow = (padded.shape[3] - kw) // strides[1] + 1
+    y = np.zeros((n, o, oh, ow))
+    for p, q in itertools.product(range(oh), range(ow)):
+        window = padded[:, :, p * strides[0] : p * strides[0] + kh, q * strides[1] :][..., :kw]
+        y[:, :, p, q] = np.einsum("ncij,ocij->no", window, w.astype(np.float64))
+    return y + (0 if bias is None else bias[None, :, None, None])
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_numba_routine_is_the_sum_over_taps(with_bias: bool) -> None:
+    rng = np.random.default_rng(2)
+    x = normal(rng, (2, 32, 7, 6), "f32")
+    w = normal(rng, (48, 32, 3, 3), "f32")
+    bias = normal(rng, (48,), "f32") if with_bias else None
+    strides, pads = (2, 1), (1, 0, 1, 2)
+    expected = _direct(x, w, bias, strides, pads)
+    out = np.empty((2, 3, *expected.shape[2:], 16), np.float32)
+    packed = reference.to_oihw_io(w, 16), reference.to_nchwc(x, 16)
+    if bias is None:
+        cpu.conv2d_nchwc_f32(packed[1], packed[0], out, *strides, *pads)
+    else:
+        cpu.conv2d_nchwc_bias_f32(packed[1], packed[0], bias, out, *strides, *pads)
+    np.testing.assert_allclose(reference.from_nchwc(out), expected, rtol=1e-4, atol=1e-4)
+
+
+def _block(graph: Graph, x: Tensor, rng: np.random.Generator, channels: int) -> Tensor:
+    """A residual block as networks are exported: conv, bias, relu, conv, scale per
+    channel, the residual add, relu."""
+    c = x.shape[1]
+    w1 = graph.constant(normal(rng, (channels, c, 3, 3), "f32", 0.2))
+    w2 = graph.constant(normal(rng, (c, channels, 3, 3), "f32", 0.2))
+    b1 = graph.constant(normal(rng, (channels,), "f32"))
+    scale = graph.constant(normal(rng, (1, c, 1, 1), "f32"))
+    h = dflow.conv2d(x, w1, b1, pads=(1, 1, 1, 1)).relu()
+    h = dflow.conv2d(h, w2, pads=(1, 1, 1, 1)) * scale
+    return (h + x).relu()
+
+
+def _network(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+    rng = np.random.default_rng(3)
+    h = _block(graph, x, rng, 32)
+    down = graph.constant(normal(rng, (48, 32, 1, 1), "f32", 0.2))
+    d = dflow.conv2d(h, down, strides=(2, 2))
+    pooled = dflow.max_pool2d(h, kernel=(2, 2), strides=(2, 2))
+    side = graph.constant(normal(rng, (16, 32, 1, 1), "f32", 0.2))
+    joined = dflow.concat([d, dflow.conv2d(pooled, side)], axis=1)
+    return {"joined": joined.sigmoid() - 0.5, "h": h, "mean": dflow.reduce_mean(joined, [2, 3])}
+
+
+def test_the_pass_keeps_the_programs_results() -> None:
+    """The interpreter gives the program's results after `df-layout` (the ops it
+    blocks: 4 convolutions, their elementwise ops and the concatenation)."""
+    x = normal(np.random.default_rng(4), (1, 32, 8, 6), "f32")
+    graph = Graph("main")
+    results = _network(graph, graph.input("x", x.shape, "f32"))
+    graph.output(*results.values())
+    module = graph.module()
+    expected = run_function(module, "main", [x])
+    apply_pipeline(module, "df-layout")
+    text = str(module)
+    assert text.count("df.conv2d_nchwc") == 4 and "df.conv2d " not in text
+    assert "-> tensor<1x4x4x3x16xf32>" in text  # the concatenation, blocked
+    for got, want in zip(run_function(module, "main", [x]), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_compiled_network_matches_the_interpreter(tmp_path: Path) -> None:
+    x = normal(np.random.default_rng(5), (1, 32, 8, 6), "f32")
+    check(tmp_path, [x], _network, f32_atol=1e-4)
+
+
+SHAPES = [
+    # n, c, hw, o, k, stride, pads: tiles of 4 blocks x 6 pixels and what is left
+    (1, 16, (7, 7), 80, 3, (1, 1), (1, 1, 1, 1)),  # 5 blocks (4 + 1), 7 pixels (6 + 1)
+    (2, 32, (9, 8), 32, 3, (2, 2), (1, 0, 1, 2)),  # strided, asymmetric pads, batch 2
+    (1, 192, (5, 5), 64, 3, (1, 1), (1, 1, 1, 1)),  # 12 input blocks: two passes
+    (1, 48, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 6 + 1
+    (1, 16, (11, 11), 48, 7, (2, 2), (3, 3, 3, 3)),  # a stem-like 7x7 of stride 2
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[1]}x{s[2][0]}x{s[2][1]}-{s[3]}")
+def test_generated_nchwc_convolutions_match_the_interpreter(shape: Any, tmp_path: Path) -> None:
+    """Each convolution with a fused rest (bias, relu, a residual) through the llvm
+    target, whose module calls the generated blocked convolution."""
+    n, c, hw, o, k, strides, pads = shape
+    rng = np.random.default_rng(6)
+    x = normal(rng, (n, c, *hw), "f32")
+    w = normal(rng, (o, c, k, k), "f32", 0.3)
+    bias = normal(rng, (o,), "f32")
+
+    def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+        y = dflow.conv2d(x, graph.constant(w), graph.constant(bias), strides=strides, pads=pads)
+        return {"y": (y + y.exp().minimum(2.0)).relu()}
+
+    check(tmp_path, [x], body, f32_atol=1e-4)
+    source = next(tmp_path.glob("*.ll")).read_text()
+    conv = NchwcConv(n, c // 16, *hw, o // 16, k, k, *pads, True, *strides)
+    assert conv.name.removeprefix("dflow.") in source
+
+
+def test_the_tile_is_vector_fmas() -> None:
+    """The tile's inner body is 16-lane FMAs of filter vectors and broadcast inputs:
+    4 x 6 per input channel of a tap, no scalar arithmetic on floats."""
+    text = NchwcConv(1, 2, 7, 7, 4, 3, 3, 1, 1, 1, 1).definition()
+    tile = text.split('@"dflow.nchwc_tile.4x6.k3x3.s1"', 1)[1].split("\n}\n", 1)[0]
+    assert tile.count("@llvm.fma.v16f32") == 16 * 4 * 6
+    assert " fmul float" not in tile and " fadd float" not in tile
+
+
+def test_compiled_networks_fall_back_where_layout_does_not_apply(tmp_path: Path) -> None:
+    """Three channels (a stem) and a grouped convolution stay NCHW and run."""
+    rng = np.random.default_rng(7)
+    x = normal(rng, (1, 3, 9, 9), "f32")
+    stem = normal(rng, (32, 3, 3, 3), "f32", 0.3)
+    grouped = normal(rng, (32, 16, 3, 3), "f32", 0.3)
+
+    def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+        h = dflow.conv2d(x, graph.constant(stem), pads=(1, 1, 1, 1)).relu()
+        return {"y": dflow.conv2d(h, graph.constant(grouped), pads=(1, 1, 1, 1), groups=2)}
+
+    check(tmp_path, [x], body, f32_atol=1e-4)
+    assert "conv2d_nchwc" not in next(tmp_path.glob("*.ll")).read_text()
+
+
+def test_numba_target_keeps_nchw() -> None:
+    """Only the llvm target's pipeline runs `df-layout` (numba's has no generated
+    blocked convolution)."""
+    assert "df-layout" in lowering_pipeline(target="llvm")
+    assert "df-layout" not in lowering_pipeline(target="numba")
