@@ -99,19 +99,20 @@ def _block(graph: Graph, x: Tensor, rng: np.random.Generator, channels: int) -> 
 
 def _network(graph: Graph, x: Tensor) -> dict[str, Tensor]:
     rng = np.random.default_rng(3)
-    h = _block(graph, x, rng, 32)
-    down = graph.constant(normal(rng, (48, 32, 1, 1), "f32", 0.2))
+    h = _block(graph, x, rng, 64)
+    down = graph.constant(normal(rng, (48, 64, 1, 1), "f32", 0.2))
     d = dflow.conv2d(h, down, strides=(2, 2))
     pooled = dflow.max_pool2d(h, kernel=(2, 2), strides=(2, 2))
-    side = graph.constant(normal(rng, (16, 32, 1, 1), "f32", 0.2))
+    side = graph.constant(normal(rng, (16, 64, 1, 1), "f32", 0.2))
     joined = dflow.concat([d, dflow.conv2d(pooled, side)], axis=1)
     return {"joined": joined.sigmoid() - 0.5, "h": h, "mean": dflow.reduce_mean(joined, [2, 3])}
 
 
 def test_the_pass_keeps_the_programs_results() -> None:
-    """The interpreter gives the program's results after `df-layout` (the ops it
-    blocks: 4 convolutions, their elementwise ops and the concatenation)."""
-    x = normal(np.random.default_rng(4), (1, 32, 8, 6), "f32")
+    """The interpreter gives the program's results after `df-layout`: it blocks the
+    two 3x3 convolutions, the 1x1 after them, their elementwise ops; not the 1x1 of
+    the pool's NCHW output, nor the concatenation of the two."""
+    x = normal(np.random.default_rng(4), (1, 64, 8, 6), "f32")
     graph = Graph("main")
     results = _network(graph, graph.input("x", x.shape, "f32"))
     graph.output(*results.values())
@@ -119,24 +120,25 @@ def test_the_pass_keeps_the_programs_results() -> None:
     expected = run_function(module, "main", [x])
     apply_pipeline(module, "df-layout")
     text = str(module)
-    assert text.count("df.conv2d_nchwc") == 4 and "df.conv2d " not in text
-    assert "-> tensor<1x4x4x3x16xf32>" in text  # the concatenation, blocked
+    assert text.count("df.conv2d_nchwc") == 3 and text.count("df.conv2d ") == 1
     for got, want in zip(run_function(module, "main", [x]), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_compiled_network_matches_the_interpreter(tmp_path: Path) -> None:
-    x = normal(np.random.default_rng(5), (1, 32, 8, 6), "f32")
-    check(tmp_path, [x], _network, f32_atol=1e-4)
+    """Within float32 rounding: values up to ~20 summed from 576 products per
+    convolution, in another order than NumPy's."""
+    x = normal(np.random.default_rng(5), (1, 64, 8, 6), "f32")
+    check(tmp_path, [x], _network, f32_atol=1e-3)
 
 
 SHAPES = [
     # n, c, hw, o, k, stride, pads: tiles of 4 blocks x 6 pixels and what is left
     (1, 16, (7, 7), 80, 3, (1, 1), (1, 1, 1, 1)),  # 5 blocks (4 + 1), 7 pixels (6 + 1)
-    (2, 32, (9, 8), 32, 3, (2, 2), (1, 0, 1, 2)),  # strided, asymmetric pads, batch 2
+    (2, 32, (9, 8), 64, 3, (2, 2), (1, 0, 1, 2)),  # strided, asymmetric pads, batch 2
     (1, 192, (5, 5), 64, 3, (1, 1), (1, 1, 1, 1)),  # 12 input blocks: two passes
-    (1, 48, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 6 + 1
-    (1, 16, (11, 11), 48, 7, (2, 2), (3, 3, 3, 3)),  # a stem-like 7x7 of stride 2
+    (1, 64, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 6 + 1
+    (1, 16, (11, 11), 64, 7, (2, 2), (3, 3, 3, 3)),  # a stem-like 7x7 of stride 2
 ]
 
 
@@ -150,7 +152,11 @@ def test_generated_nchwc_convolutions_match_the_interpreter(shape: Any, tmp_path
     w = normal(rng, (o, c, k, k), "f32", 0.3)
     bias = normal(rng, (o,), "f32")
 
+    first = normal(rng, (c, c, 3, 3), "f32", 0.1)
+
     def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+        if k == 1:  # a 1x1 convolution is blocked after a blocked one only
+            x = dflow.conv2d(x, graph.constant(first), pads=(1, 1, 1, 1))
         y = dflow.conv2d(x, graph.constant(w), graph.constant(bias), strides=strides, pads=pads)
         return {"y": (y + y.exp().minimum(2.0)).relu()}
 
@@ -170,7 +176,8 @@ def test_the_tile_is_vector_fmas() -> None:
 
 
 def test_compiled_networks_fall_back_where_layout_does_not_apply(tmp_path: Path) -> None:
-    """Three channels (a stem) and a grouped convolution stay NCHW and run."""
+    """Three channels (a stem), 32 outputs (fewer than a tile's blocks) and a grouped
+    convolution stay NCHW and run."""
     rng = np.random.default_rng(7)
     x = normal(rng, (1, 3, 9, 9), "f32")
     stem = normal(rng, (32, 3, 3, 3), "f32", 0.3)

@@ -2,13 +2,14 @@
 
 A value `[N, C, H, W]` in NCHWc with block `b` is `[N, C/b, H, W, b]`: each pixel's
 channels in vectors of `b`. A convolution whose input and output channels are
-multiples of `b` and whose filter is a constant (`convertible_conv`) computes in it
-from its (reordered) input; an elementwise op with a blocked operand stays in it when
-each other operand can follow (`operand_kind`): blocked itself, a constant (packed
-at compile time), broadcast along the channels (reshaped, no copy), or a 4-D value
-with the channels (reordered once); a channel concatenation of
-blocked values too. The choice goes forward in program order, so a value is blocked
-only where a blocked producer feeds it: the reorders are at the edges of each chain.
+multiples of `b` and whose filter is a constant (`convertible_conv`), larger than 1x1
+or of a blocked input, computes in it from its (reordered) input; an elementwise op
+with a blocked operand stays in it when each other operand can follow
+(`operand_kind`): blocked itself, a constant (packed at compile time), broadcast
+along the channels (reshaped, no copy), or a 4-D value with the channels (reordered
+once); a channel concatenation of blocked values too. The choice goes forward in
+program order, so a value is blocked only where a blocked producer feeds it: the
+reorders are at the edges of each chain.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from dflow.dialects.df.nn import Conv2DOp
 from dflow.dialects.df.shape_ops import ConcatOp
 from dflow.dialects.df.traits import Elementwise
 from dflow.dialects.df.types import shape_of, static_tensor
+
+TILE_BLOCKS = 4
+"""Blocks of output channels a generated NCHWc tile holds (`backend/llvm/nchwc.py`)."""
 
 
 class OperandKind(Enum):
@@ -102,11 +106,24 @@ class Layout:
         return None
 
     def follows(self, op: Operation) -> bool:
-        """Whether `op` computes in NCHWc: a convertible convolution, an elementwise op
-        of a blocked operand whose others can follow, or a channel concatenation of
-        blocked values."""
+        """Whether `op` computes in NCHWc: a convertible convolution (a 1x1 one only of
+        a blocked input), an elementwise op of a blocked operand whose others can
+        follow, or a channel concatenation of blocked values.
+
+        A 1x1 convolution does 2 C flops per output element, so reorders around it
+        cost as much as the layout gains: blocking MobileNet-V2's and
+        EfficientNet-B0's (between depthwise convolutions, which stay NCHW) took them
+        from 1.14x and 1.26x ONNX Runtime's time to 1.40x and 1.34x (one core,
+        2026-11-29). A 3x3 one does 18 C; it starts a chain when it has the
+        `TILE_BLOCKS` blocks of output channels a generated tile holds: DenseNet-121's
+        3x3 convolutions of 32 outputs, each between reorders, took it from 1.09x to
+        1.19x."""
         if convertible_conv(op, self.block):
-            return True
+            assert isinstance(op, Conv2DOp)
+            if op.input in self.blocked:
+                return True
+            filter = shape_of(op.filter.type)
+            return filter[2:] != (1, 1) and filter[0] >= TILE_BLOCKS * self.block
         if on_gpu(op) or len(op.results) != 1 or not _is_nchw(op.results[0], self.block):
             return False
         if isinstance(op, ConcatOp):
