@@ -5,7 +5,10 @@ forward and both gradients, with GFLOP/s and their fraction of the same machine'
 GFLOP/s (the roof of a convolution done as im2col + GEMM); then the pools. The
 forward convolutions also run as the llvm target generates them
 (`dflow/backend/llvm/convolution.py`: direct, 1x1 filters of stride 1 in place),
-the default CPU target's code, in the same rounds.
+the default CPU target's code, in the same rounds; and those of one group and
+output channels in blocks of 16 as it generates them in NCHWc (`nchwc`:
+`dflow/backend/llvm/nchwc.py`, the layout `df-layout` chooses, input and filter
+packed beforehand as it packs them at compile time).
 
     taskset -c 0 python bench/conv.py [--rounds 5] [--only forward] [--blas-as-is]
 
@@ -37,6 +40,8 @@ import numpy as np  # noqa: E402 (after the BLAS choice)
 import torch  # noqa: E402
 
 from dflow.backend.llvm.convolution import DECLARATIONS, DirectConv  # noqa: E402
+from dflow.backend.llvm.nchwc import NchwcConv  # noqa: E402
+from dflow.dialects.df.reference import from_nchwc, to_nchwc, to_oihw_io  # noqa: E402
 from dflow.runtime import llvm_jit  # noqa: E402
 from dflow.runtime.library import cpu  # noqa: E402
 
@@ -131,6 +136,9 @@ def _case(conv: Conv, kind: str) -> tuple[dict[str, Callable[[], object]], float
         out_llvm = np.empty_like(dy)
         run_llvm = generated(conv)
         extra["llvm"] = lambda: run_llvm(x, w, out_llvm)
+        blocked = blocked_call(conv, x, w)
+        if blocked is not None:
+            extra["nchwc"] = blocked[0]
 
         def ours() -> object:
             return cpu.conv2d_f32(x, w, out, *geometry)
@@ -159,7 +167,36 @@ def _case(conv: Conv, kind: str) -> tuple[dict[str, Callable[[], object]], float
     if extra:
         extra["llvm"]()
         np.testing.assert_allclose(out_llvm / scale, expected.numpy() / scale, atol=2e-5)
+    if "nchwc" in extra:
+        extra["nchwc"]()
+        got = from_nchwc(blocked[1]) / scale  # pyright: ignore[reportOptionalSubscript]
+        np.testing.assert_allclose(got, expected.numpy() / scale, atol=2e-5)
     return {"dflow": ours, **extra, "torch": theirs}, conv.flops
+
+
+def blocked_call(
+    conv: Conv, x: np.ndarray, w: np.ndarray
+) -> tuple[Callable[[], object], np.ndarray] | None:
+    """The llvm target's NCHWc convolution of `conv` (`df-layout`'s, for one group and
+    output channels in blocks of 16) on `x` and `w` packed beforehand, as `df-layout`
+    packs them at compile time (an input of channels not in 16s read as NCHW); the
+    call and its output, else None."""
+    if conv.groups != 1 or conv.o % 16:
+        return None
+    lanes = 16 if conv.c % 16 == 0 else 1
+    s, p = conv.stride, conv.pad
+    shapes = (conv.n, conv.c // lanes, conv.hw, conv.hw, conv.o // 16, conv.k, conv.k)
+    blocked = NchwcConv(*shapes, p, p, p, p, False, s, s, lanes)
+    text = blocked.definition().replace(f'internal void @"{blocked.name}"', "void @conv")
+    machine = llvm_jit.target_machine()
+    code = llvm_jit.compile_object("\n".join([text, *DECLARATIONS]), machine)
+    library = llvm_jit.library_of([code], machine)
+    _LIBRARIES.append(library)
+    function = library.function("conv", 3)
+    xb = to_nchwc(x, 16) if lanes == 16 else np.ascontiguousarray(x[..., None])
+    wb = to_oihw_io(w, 16, lanes)
+    out = np.empty((conv.n, conv.o // 16, conv.out_hw, conv.out_hw, 16), np.float32)
+    return (lambda: function(xb.ctypes.data, wb.ctypes.data, out.ctypes.data)), out
 
 
 def generated(conv: Conv) -> Callable[[np.ndarray, np.ndarray, np.ndarray], object]:
@@ -227,9 +264,10 @@ def main() -> None:
     print(f"{BLAS_CHOICE}; SGEMM 1024^3 (NumPy's OpenBLAS, one thread): {roof:.1f} GFLOP/s")
     print(
         f"{'shape':<22} {'routine':<12} {'dflow ms':>9} {'torch ms':>9} {'/ torch':>8} "
-        f"{'GFLOP/s':>8} {'/ SGEMM':>8} {'llvm ms':>8} {'GFLOP/s':>8} {'/ SGEMM':>8}"
+        f"{'GFLOP/s':>8} {'/ SGEMM':>8} {'llvm ms':>8} {'GFLOP/s':>8} {'/ SGEMM':>8} "
+        f"{'nchwc ms':>8} {'GFLOP/s':>8} {'/ SGEMM':>8}"
     )
-    totals = {"dflow": 0.0, "llvm": 0.0, "torch": 0.0}
+    totals = {"dflow": 0.0, "llvm": 0.0, "nchwc": 0.0, "torch": 0.0}
     for conv in SHAPES:
         for kind in kinds:
             calls, flops = _case(conv, kind)
@@ -242,12 +280,13 @@ def main() -> None:
                 f"{times['torch'] * 1e3:>9.3f} {times['dflow'] / times['torch']:>8.2f} "
                 f"{rate:>8.1f} {rate / roof:>8.2f}"
             )
-            if "llvm" in times:
-                generated_rate = flops / times["llvm"] / 1e9
-                row += (
-                    f" {times['llvm'] * 1e3:>8.3f} {generated_rate:>8.1f} "
-                    f"{generated_rate / roof:>8.2f}"
-                )
+            for column in ("llvm", "nchwc"):
+                if column in times:
+                    generated_rate = flops / times[column] / 1e9
+                    row += (
+                        f" {times[column] * 1e3:>8.3f} {generated_rate:>8.1f} "
+                        f"{generated_rate / roof:>8.2f}"
+                    )
             print(row)
     print(
         f"{'all shapes':<35} {totals['dflow'] * 1e3:>9.2f} {totals['torch'] * 1e3:>9.2f} "

@@ -138,7 +138,8 @@ SHAPES = [
     (2, 32, (9, 8), 64, 3, (2, 2), (1, 0, 1, 2)),  # strided, asymmetric pads, batch 2
     (1, 192, (5, 5), 64, 3, (1, 1), (1, 1, 1, 1)),  # 12 input blocks: two passes
     (1, 64, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 6 + 1
-    (1, 16, (11, 11), 64, 7, (2, 2), (3, 3, 3, 3)),  # a stem-like 7x7 of stride 2
+    (1, 16, (11, 11), 64, 7, (2, 2), (3, 3, 3, 3)),  # a 7x7 of stride 2
+    (1, 3, (12, 10), 64, 7, (2, 2), (3, 3, 3, 3)),  # a stem: NCHW input (a block of 1)
 ]
 
 
@@ -162,7 +163,8 @@ def test_generated_nchwc_convolutions_match_the_interpreter(shape: Any, tmp_path
 
     check(tmp_path, [x], body, f32_atol=1e-4)
     source = next(tmp_path.glob("*.ll")).read_text()
-    conv = NchwcConv(n, c // 16, *hw, o // 16, k, k, *pads, True, *strides)
+    lanes = 16 if c % 16 == 0 else 1
+    conv = NchwcConv(n, c // lanes, *hw, o // 16, k, k, *pads, True, *strides, lanes)
     assert conv.name.removeprefix("dflow.") in source
 
 
@@ -170,14 +172,14 @@ def test_the_tile_is_vector_fmas() -> None:
     """The tile's inner body is 16-lane FMAs of filter vectors and broadcast inputs:
     4 x 6 per input channel of a tap, no scalar arithmetic on floats."""
     text = NchwcConv(1, 2, 7, 7, 4, 3, 3, 1, 1, 1, 1).definition()
-    tile = text.split('@"dflow.nchwc_tile.4x6.k3x3.s1"', 1)[1].split("\n}\n", 1)[0]
+    tile = text.split('@"dflow.nchwc_tile.4x6.k3x3.s1.i16"', 1)[1].split("\n}\n", 1)[0]
     assert tile.count("@llvm.fma.v16f32") == 16 * 4 * 6
     assert " fmul float" not in tile and " fadd float" not in tile
 
 
 def test_compiled_networks_fall_back_where_layout_does_not_apply(tmp_path: Path) -> None:
-    """Three channels (a stem), 32 outputs (fewer than a tile's blocks) and a grouped
-    convolution stay NCHW and run."""
+    """32 outputs (fewer than a tile's blocks) and a grouped convolution stay NCHW
+    and run."""
     rng = np.random.default_rng(7)
     x = normal(rng, (1, 3, 9, 9), "f32")
     stem = normal(rng, (32, 3, 3, 3), "f32", 0.3)

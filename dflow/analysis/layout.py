@@ -68,12 +68,20 @@ def on_gpu(op: Operation) -> bool:
 
 def convertible_conv(op: Operation, block: int) -> bool:
     """A float32 `df.conv2d` of one group and dilation 1 with a constant filter, on a
-    CPU, whose input and output channels are multiples of `block`."""
+    CPU, whose output channels are multiples of `block` (its input's are, or the
+    input is read as NCHW: `input_block`)."""
     if not isinstance(op, Conv2DOp) or on_gpu(op):
         return False
     plain = op.group_count == 1 and op.dilation_values == (1, 1)
     constant = isinstance(op.filter.owner, ConstantOp)
-    return plain and constant and _is_nchw(op.input, block) and _is_nchw(op.result, block)
+    return plain and constant and _is_nchw(op.input, 1) and _is_nchw(op.result, block)
+
+
+def input_block(conv: Conv2DOp, block: int) -> int:
+    """The input block of a convertible convolution: `block`, or 1 where its channels
+    are not a multiple of it (a network's first convolution, of 3 channels: NCHW is
+    NCHWc of block 1, a reshape)."""
+    return block if shape_of(conv.input.type)[1] % block == 0 else 1
 
 
 def _channel_broadcast(shape: tuple[int, ...]) -> bool:

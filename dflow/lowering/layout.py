@@ -4,10 +4,12 @@ NCHWc, reordered only at the chain's edges.
     xdsl-opt resnet.mlir -p 'df-layout{block=16}'
 
 A `df.conv2d` that `analysis/layout.py` finds convertible (float32, one group,
-dilation 1, a constant filter, channels multiples of the block, on a CPU) becomes a
-`df.conv2d_nchwc` of its input reordered into `[N, C/b, H, W, b]` and its filter
-packed at compile time into `[O/b, C/b, KH, KW, b, b]` (a new constant, never a
-reorder per call). The elementwise ops and channel concatenations after it follow on
+dilation 1, a constant filter, output channels multiples of the block, on a CPU)
+becomes a `df.conv2d_nchwc` of its input reordered into `[N, C/b, H, W, b]` and its
+filter packed at compile time into `[O/b, C/b, KH, KW, b, b]` (a new constant, never
+a reorder per call); an input whose channels are not a multiple of the block (an
+image's 3) is read as `[N, C, H, W, 1]`, a reshape, and the filter packed as `[O/b,
+C, KH, KW, 1, b]`. The elementwise ops and channel concatenations after it follow on
 the 5-D values; a constant operand is packed at compile time, one broadcast along
 the channels reshaped, any other 4-D operand reordered. A blocked value read by an
 op that stays NCHW, or returned, is reordered back once, where it is made. A reorder
@@ -35,7 +37,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from dflow.analysis.layout import Layout, OperandKind, choose_layout
+from dflow.analysis.layout import Layout, OperandKind, choose_layout, input_block
 from dflow.dialects.df.arrays import from_array, to_array
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.nn import Conv2DNchwcOp, Conv2DOp
@@ -144,11 +146,14 @@ class _Rewrite:
         )
 
     def blocked_conv(self, op: Conv2DOp) -> Conv2DNchwcOp:
+        lanes = input_block(op, self.block)
         input = self.twins.get(op.input) or self.reordered.get(op.input)
-        if input is None:
+        if lanes == 1:
+            input = self.insert(ReshapeOp(op.input, (*shape_of(op.input.type), 1)), op)
+        elif input is None:
             input = self.reordered[op.input] = self.reorder_in(op.input, op)
-        filter = _constant_array(op.filter)
-        packed = self.insert(_constant(to_oihw_io(filter, self.block), op.filter.type), op)
+        filter = to_oihw_io(_constant_array(op.filter), self.block, lanes)
+        packed = self.insert(_constant(filter, op.filter.type), op)
         self.statistics.count("BlockedConvolutions")
         conv = Conv2DNchwcOp(input, packed, op.bias, strides=op.stride_values, pads=op.pad_values)
         conv.attributes.update(op.attributes)

@@ -66,6 +66,10 @@ class NchwcConv:
     bias: bool = False
     sh: int = 1
     sw: int = 1
+    lanes: int = BLOCK
+    """Input channels per input block: 16, or 1 where the input is NCHW read as 5-D
+    (a network's first convolution, of 3 channels), its filter `[O/16, C, KH, KW, 1,
+    16]`."""
     fused: str = ""
     """The kernel whose elementwise rest runs on each output row (as `DirectConv`'s)."""
     buffers: int = 0
@@ -95,15 +99,20 @@ class NchwcConv:
         return self.h + self.top + self.bottom, self.w + self.left + self.right
 
     @property
+    def filter_block(self) -> int:
+        """Floats of the filter per block of output channels."""
+        return self.cb * self.kh * self.kw * self.lanes * BLOCK
+
+    @property
     def chunk(self) -> int:
         """Input channel blocks per pass."""
-        per_block = TILE_BLOCKS * self.kh * self.kw * BLOCK * BLOCK * 4
+        per_block = TILE_BLOCKS * self.kh * self.kw * self.lanes * BLOCK * 4
         return max(1, min(self.cb, CHUNK_BYTES // per_block))
 
     @property
     def name(self) -> str:
         pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
-        shapes = f"{self.n}x{self.cb}x{self.h}x{self.w}x16.{self.ob}x{self.kh}x{self.kw}"
+        shapes = f"{self.n}x{self.cb}x{self.h}x{self.w}x{self.lanes}.{self.ob}x{self.kh}x{self.kw}"
         strides = f".s{self.sh}.{self.sw}"
         bias = ".bias" if self.bias else ""
         return f"{self.fused or 'dflow'}.conv_nchwc.{shapes}.p{pads}{strides}{bias}"
@@ -121,22 +130,24 @@ class NchwcConv:
     def definition(self) -> str:
         """The tile functions, then `void @<name>(ptr x, ptr w, [ptr bias,] ptr y,
         [ptr e<i>...])`, internal to its module."""
-        tiles = [tile_definition(j, p, self.kh, self.kw, self.sw) for j, p in self.tiles()]
+        tiles = [
+            tile_definition(j, p, self.kh, self.kw, self.sw, self.lanes) for j, p in self.tiles()
+        ]
         return "\n".join([*tiles, *_Driver(self).lines()])
 
 
-def tile_name(blocks: int, pixels: int, kh: int, kw: int, sw: int) -> str:
-    return f"dflow.nchwc_tile.{blocks}x{pixels}.k{kh}x{kw}.s{sw}"
+def tile_name(blocks: int, pixels: int, kh: int, kw: int, sw: int, lanes: int) -> str:
+    return f"dflow.nchwc_tile.{blocks}x{pixels}.k{kh}x{kw}.s{sw}.i{lanes}"
 
 
-def tile_definition(blocks: int, pixels: int, kh: int, kw: int, sw: int) -> str:
+def tile_definition(blocks: int, pixels: int, kh: int, kw: int, sw: int, lanes: int) -> str:
     """`void @<tile>(ptr x, ptr w, ptr bias, ptr y, i64 cbs, i1 first, i64 x_row,
     i64 x_block, i64 w_block, i64 y_block)`: `blocks` x `pixels` accumulators over
     `cbs` input blocks, each tap's inputs at `x + (c * x_block + i * x_row + (p * sw +
     j) * 16)`, each output block's filter `w_block` floats after the last's and its
     output `y_block` floats after; started from `bias` (`first`) or from `y`."""
     lines = [
-        f'define internal void @"{tile_name(blocks, pixels, kh, kw, sw)}"(ptr %x, ptr %w, '
+        f'define internal void @"{tile_name(blocks, pixels, kh, kw, sw, lanes)}"(ptr %x, ptr %w, '
         "ptr %bias, ptr %y, i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, "
         "i64 %y_block) {",
         "entry:",
@@ -158,14 +169,16 @@ def tile_definition(blocks: int, pixels: int, kh: int, kw: int, sw: int) -> str:
             f"  %s{j}.{p} = select i1 %first, {VECTOR} %bias{j}, {VECTOR} %y{j}.{p}",
             f"  store {VECTOR} %s{j}.{p}, ptr %a{j}.{p}, align 64",
         ]
-    taps = list(_taps(blocks, pixels, sw, accumulators))
+    taps = list(_taps(blocks, pixels, sw, lanes, accumulators))
     lines += _loop(
         "c",
         "%cbs",
         lambda c: _loop(
             "i",
             str(kh),
-            lambda i: _loop("j", str(kw), lambda jj: _tap(c, i, jj, kh, kw, taps, accumulators)),
+            lambda i: _loop(
+                "j", str(kw), lambda jj: _tap(c, i, jj, (kh, kw, lanes), taps, accumulators)
+            ),
         ),
     )
     for j, p in accumulators:
@@ -176,15 +189,17 @@ def tile_definition(blocks: int, pixels: int, kh: int, kw: int, sw: int) -> str:
     return "\n".join([*lines, "  ret void", "}"])
 
 
-def _taps(blocks: int, pixels: int, sw: int, accumulators: list[tuple[int, int]]) -> Iterator[str]:
+def _taps(
+    blocks: int, pixels: int, sw: int, lanes: int, accumulators: list[tuple[int, int]]
+) -> Iterator[str]:
     """The FMAs of one tap over its 16 input channels (`%xo`, `%wo` its bases)."""
-    for lane in range(BLOCK):
+    for lane in range(lanes):
         for j in range(blocks):
             yield f"  %wp{lane}.{j}.at = add i64 %wb{j}.at, {lane * BLOCK}"
             yield f"  %wp{lane}.{j} = getelementptr float, ptr %wo, i64 %wp{lane}.{j}.at"
             yield f"  %wv{lane}.{j} = load {VECTOR}, ptr %wp{lane}.{j}, align 4"
         for p in range(pixels):
-            yield f"  %xp{lane}.{p} = getelementptr float, ptr %xo, i64 {p * sw * BLOCK + lane}"
+            yield f"  %xp{lane}.{p} = getelementptr float, ptr %xo, i64 {p * sw * lanes + lane}"
             yield f"  %xs{lane}.{p} = load float, ptr %xp{lane}.{p}, align 4"
             yield f"  %xi{lane}.{p} = insertelement {VECTOR} poison, float %xs{lane}.{p}, i64 0"
             yield (
@@ -200,13 +215,20 @@ def _taps(blocks: int, pixels: int, sw: int, accumulators: list[tuple[int, int]]
 
 
 def _tap(
-    c: str, i: str, j: str, kh: int, kw: int, taps: list[str], accumulators: list[tuple[int, int]]
+    c: str,
+    i: str,
+    j: str,
+    kernel: tuple[int, int, int],
+    taps: list[str],
+    accumulators: list[tuple[int, int]],
 ) -> list[str]:
-    """One tap `(c, i, j)`: its bases, the accumulators loaded, its FMAs, stored."""
+    """One tap `(c, i, j)` of a `kernel` (KH, KW, input lanes): its bases, the
+    accumulators loaded, its FMAs, stored."""
+    kh, kw, lanes = kernel
     lines = [
         f"  %xc = mul i64 {c}, %x_block",
         f"  %xr = mul i64 {i}, %x_row",
-        f"  %xq = mul i64 {j}, {BLOCK}",
+        f"  %xq = mul i64 {j}, {lanes}",
         "  %xcr = add i64 %xc, %xr",
         "  %xat = add i64 %xcr, %xq",
         "  %xo = getelementptr float, ptr %x, i64 %xat",
@@ -214,12 +236,12 @@ def _tap(
         f"  %wr = mul i64 {i}, {kw}",
         "  %wcr = add i64 %wc, %wr",
         f"  %wt = add i64 %wcr, {j}",
-        f"  %wat = mul i64 %wt, {BLOCK * BLOCK}",
+        f"  %wat = mul i64 %wt, {lanes * BLOCK}",
         "  %wo = getelementptr float, ptr %w, i64 %wat",
     ]
     lines += [f"  %l{a}.{b} = load {VECTOR}, ptr %a{a}.{b}, align 64" for a, b in accumulators]
     lines += taps
-    last = BLOCK - 1
+    last = lanes - 1
     lines += [
         f"  store {VECTOR} %v{last}.{a}.{b}, ptr %a{a}.{b}, align 64" for a, b in accumulators
     ]
@@ -262,7 +284,7 @@ class _Driver:
     def lines(self) -> list[str]:
         conv = self.conv
         hp, wp = conv.plane
-        floats = conv.cb * hp * wp * BLOCK
+        floats = conv.cb * hp * wp * conv.lanes
         lines = [self.signature(), "entry:"]
         if not conv.bias:
             lines += [
@@ -288,7 +310,7 @@ class _Driver:
             lines.append("  %src = getelementptr float, ptr %xp, i64 0")
         else:
             lines += [
-                f"  %src.at = mul i64 {n}, {conv.cb * hp * wp * BLOCK}",
+                f"  %src.at = mul i64 {n}, {conv.cb * hp * wp * conv.lanes}",
                 "  %src = getelementptr float, ptr %x, i64 %src.at",
             ]
         full, rest = divmod(conv.ob, TILE_BLOCKS)
@@ -305,7 +327,7 @@ class _Driver:
         return [
             f"  %cr.n = mul i64 {n}, {conv.cb * conv.h}",
             f"  %cr.r = add i64 %cr.n, {r}",
-            f"  %cr.from = mul i64 %cr.r, {conv.w * BLOCK}",
+            f"  %cr.from = mul i64 %cr.r, {conv.w * conv.lanes}",
             "  %cr.src = getelementptr float, ptr %x, i64 %cr.from",
             f"  %cr.c = udiv i64 {r}, {conv.h}",
             f"  %cr.row = urem i64 {r}, {conv.h}",
@@ -314,10 +336,10 @@ class _Driver:
             f"  %cr.rt = add i64 %cr.rp, {conv.top}",
             f"  %cr.px = mul i64 %cr.rt, {wp}",
             f"  %cr.pl = add i64 %cr.px, {conv.left}",
-            f"  %cr.to = mul i64 %cr.pl, {BLOCK}",
+            f"  %cr.to = mul i64 %cr.pl, {conv.lanes}",
             "  %cr.dst = getelementptr float, ptr %xp, i64 %cr.to",
-            f"  call void @llvm.memcpy.p0.p0.i64(ptr %cr.dst, ptr %cr.src, i64 {conv.w * 64}, "
-            "i1 0)",
+            "  call void @llvm.memcpy.p0.p0.i64(ptr %cr.dst, ptr %cr.src, "
+            f"i64 {conv.w * conv.lanes * 4}, i1 0)",
         ]
 
     def blocks(self, n: str, t: str, blocks: int, label: str) -> list[str]:
@@ -328,7 +350,7 @@ class _Driver:
         passes = -(-conv.cb // conv.chunk)
         lines = [
             f"  %{label}.ob = mul i64 {t}, {TILE_BLOCKS}",
-            f"  %{label}.wat = mul i64 %{label}.ob, {conv.cb * conv.kh * conv.kw * BLOCK * BLOCK}",
+            f"  %{label}.wat = mul i64 %{label}.ob, {conv.filter_block}",
             f"  %{label}.w = getelementptr float, ptr %w, i64 %{label}.wat",
             f"  %{label}.nob = mul i64 {n}, {conv.ob}",
             f"  %{label}.yb = add i64 %{label}.nob, %{label}.ob",
@@ -358,9 +380,9 @@ class _Driver:
             f"  %{label}.cbs = select i1 %{label}.few, i64 %{label}.left, i64 {chunk}",
             f"  %{label}.first = icmp eq i64 {c}, 0",
             f"  %{label}.last = icmp eq i64 {c}, {passes - 1}",
-            f"  %{label}.xc = mul i64 %{label}.c0, {hp * wp * BLOCK}",
+            f"  %{label}.xc = mul i64 %{label}.c0, {hp * wp * conv.lanes}",
             f"  %{label}.x = getelementptr float, ptr %src, i64 %{label}.xc",
-            f"  %{label}.wc = mul i64 %{label}.c0, {conv.kh * conv.kw * BLOCK * BLOCK}",
+            f"  %{label}.wc = mul i64 %{label}.c0, {conv.kh * conv.kw * conv.lanes * BLOCK}",
             f"  %{label}.wp = getelementptr float, ptr %{label}.w, i64 %{label}.wc",
         ]
         return lines + _loop(f"{label}.oy", str(oh), lambda oy: self.row(label, oy, blocks))
@@ -371,7 +393,7 @@ class _Driver:
         ow = conv.out[1]
         full, rest = divmod(ow, TILE_PIXELS)
         lines = [
-            f"  %{label}.iy = mul i64 {oy}, {conv.sh * wp * BLOCK}",
+            f"  %{label}.iy = mul i64 {oy}, {conv.sh * wp * conv.lanes}",
             f"  %{label}.xr = getelementptr float, ptr %{label}.x, i64 %{label}.iy",
             f"  %{label}.oyat = mul i64 {oy}, {ow * BLOCK}",
             f"  %{label}.yr = getelementptr float, ptr %{label}.y, i64 %{label}.oyat",
@@ -389,15 +411,15 @@ class _Driver:
         hp, wp = conv.plane
         oh, ow = conv.out
         at = f"%{label}.{kind}"
-        name = tile_name(blocks, pixels, conv.kh, conv.kw, conv.sw)
+        name = tile_name(blocks, pixels, conv.kh, conv.kw, conv.sw, conv.lanes)
         return [
-            f"  {at}.xq = mul i64 {q}, {TILE_PIXELS * conv.sw * BLOCK}",
+            f"  {at}.xq = mul i64 {q}, {TILE_PIXELS * conv.sw * conv.lanes}",
             f"  {at}.x = getelementptr float, ptr %{label}.xr, i64 {at}.xq",
             f"  {at}.yq = mul i64 {q}, {TILE_PIXELS * BLOCK}",
             f"  {at}.y = getelementptr float, ptr %{label}.yr, i64 {at}.yq",
             f'  call void @"{name}"(ptr {at}.x, ptr %{label}.wp, ptr %{label}.bias, '
-            f"ptr {at}.y, i64 %{label}.cbs, i1 %{label}.first, i64 {wp * BLOCK}, "
-            f"i64 {hp * wp * BLOCK}, i64 {conv.cb * conv.kh * conv.kw * BLOCK * BLOCK}, "
+            f"ptr {at}.y, i64 %{label}.cbs, i1 %{label}.first, i64 {wp * conv.lanes}, "
+            f"i64 {hp * wp * conv.lanes}, i64 {conv.filter_block}, "
             f"i64 {oh * ow * BLOCK})",
         ]
 

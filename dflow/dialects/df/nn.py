@@ -325,11 +325,12 @@ class Conv2DGradFilterOp(Conv2DGradientOp):
 @irdl_op_definition
 class Conv2DNchwcOp(WindowOp, HasSemantics):
     """2-D convolution in the blocked channel layout `df-layout` chooses: input NCHWc
-    `[N, C/b, H, W, b]`, filter `[O/b, C/b, KH, KW, b (in), b (out)]`, optional bias
-    `[O]`, output NCHWc `[N, O/b, OH, OW, b]` (`y[n, o/b, p, q, o%b]` is `df.conv2d`'s
-    `y[n, o, p, q]`); dilation 1, one group. A tap's filter block is a row of
-    output-channel vectors per input channel, so a kernel holds output channels in
-    vector lanes and broadcasts the inputs."""
+    `[N, C/bi, H, W, bi]`, filter `[O/bo, C/bi, KH, KW, bi, bo]`, optional bias `[O]`,
+    output NCHWc `[N, O/bo, OH, OW, bo]` (`y[n, o/bo, p, q, o%bo]` is `df.conv2d`'s
+    `y[n, o, p, q]`); dilation 1, one group. An input block of 1 is NCHW read as
+    5-D (a network's first convolution, of 3 channels). A tap's filter block is a
+    row of output-channel vectors per input channel, so a kernel holds output
+    channels in vector lanes and broadcasts the inputs."""
 
     name = "df.conv2d_nchwc"
 

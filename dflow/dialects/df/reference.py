@@ -152,12 +152,14 @@ def from_nchwc(x: Array) -> Array:
     return np.ascontiguousarray(x.transpose(0, 1, 4, 2, 3).reshape(n, blocks * block, h, w))
 
 
-def to_oihw_io(w: Array, block: int) -> Array:
-    """An OIHW filter as `[O/b, I/b, KH, KW, b (in), b (out)]`:
-    `f[o // b, i // b, kh, kw, i % b, o % b] = w[o, i, kh, kw]`, each tap's block of
-    inputs a row of output-channel vectors (the layout of `df.conv2d_nchwc`)."""
+def to_oihw_io(w: Array, block: int, block_in: int | None = None) -> Array:
+    """An OIHW filter as `[O/bo, I/bi, KH, KW, bi, bo]` (`bo` = `block`, `bi` =
+    `block_in`, by default `block`): `f[o // bo, i // bi, kh, kw, i % bi, o % bo] =
+    w[o, i, kh, kw]`, each tap's block of inputs a row of output-channel vectors (the
+    layout of `df.conv2d_nchwc`)."""
     o, i, kh, kw = w.shape
-    blocked = w.reshape(o // block, block, i // block, block, kh, kw)
+    bi = block if block_in is None else block_in
+    blocked = w.reshape(o // block, block, i // bi, bi, kh, kw)
     return np.ascontiguousarray(blocked.transpose(0, 2, 4, 5, 3, 1))
 
 
@@ -178,7 +180,7 @@ def conv2d_nchwc(
         for axis, size in enumerate(plain.shape[2:])
     ]
     y = conv2d(plain, w, bias, strides, pads, (1, 1), out_hw)
-    return to_nchwc(y, x.shape[-1])
+    return to_nchwc(y, f.shape[-1])
 
 
 def conv2d_grad_input(

@@ -156,18 +156,17 @@ def conv2d(
 
 
 def conv2d_nchwc(input: Shape, filter: Shape, strides: Sequence[int], pads: Sequence[int]) -> Shape:
-    """NCHWc input `[N, C/b, H, W, b]`, blocked filter `[O/b, C/b, KH, KW, b, b]` →
-    NCHWc output `[N, O/b, OH, OW, b]`."""
+    """NCHWc input `[N, C/bi, H, W, bi]`, blocked filter `[O/bo, C/bi, KH, KW, bi, bo]`
+    → NCHWc output `[N, O/bo, OH, OW, bo]` (an input block of 1: NCHW as 5-D)."""
     if len(input) != 5 or len(filter) != 6:
         raise ShapeError(
             f"input {format_shape(input)} and filter {format_shape(filter)} must be 5-D "
-            "and 6-D (NCHWc and OIHW{b}i{b}o)"
+            "and 6-D (NCHWc and OIHW{bi}i{bo}o)"
         )
-    block = input[4]
-    if block < 1 or filter[4:] != (block, block):
+    if filter[4] != input[4] or min(filter[4:]) < 1:
         raise ShapeError(
-            f"filter {format_shape(filter)} must end in the input's block "
-            f"{block}x{block} (input {format_shape(input)})"
+            f"filter {format_shape(filter)} must take the input's block of {input[4]} "
+            f"channels (input {format_shape(input)}) into a block of at least one"
         )
     if filter[1] != input[1]:
         raise ShapeError(
@@ -180,7 +179,7 @@ def conv2d_nchwc(input: Shape, filter: Shape, strides: Sequence[int], pads: Sequ
         raise ShapeError(
             f"input {format_shape(input)} and filter {format_shape(filter)}: {error}"
         ) from None
-    return (input[0], filter[0], oh, ow, block)
+    return (input[0], filter[0], oh, ow, filter[5])
 
 
 def _check_groups(input: Shape, filter: Shape, groups: int) -> None:

@@ -96,25 +96,41 @@ func.func @concat(%x: tensor<1x16x4x4xf32>) -> tensor<1x96x4x4xf32> {
 
 // -----
 
-// Left as they are: channels not a multiple of 16, a filter that is an argument,
-// two groups, a dilation, float64, a 1x1 of an NCHW input, 32 outputs.
+// A first convolution of 3 channels reads its NCHW input as NCHWc of block 1 (a
+// reshape, no reorder), its filter packed as [O/16, C, KH, KW, 1, 16].
+// CHECK-LABEL: func.func @stem(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK-NEXT:    %[[XB:.*]] = df.reshape %[[X]] : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8x1xf32>
+// CHECK-NEXT:    %[[W:.*]] = df.constant dense<5.000000e-01> : tensor<4x3x7x7x1x16xf32>
+// CHECK-NEXT:    %[[C:.*]] = df.conv2d_nchwc %[[XB]], %[[W]] {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x3x8x8x1xf32>, tensor<4x3x7x7x1x16xf32>) -> tensor<1x4x4x4x16xf32>
+func.func @stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x64x4x4xf32> {
+  %w = df.constant dense<0.5> : tensor<64x3x7x7xf32>
+  %c = df.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>} : (tensor<1x3x8x8xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x4x4xf32>
+  func.return %c : tensor<1x64x4x4xf32>
+}
+
+// -----
+
+// Left as they are: 16 outputs of 3 channels (fewer than a tile's 64), a filter
+// that is an argument, two groups, a dilation, float64, a 1x1 of an NCHW input, 32
+// outputs.
 // CHECK-LABEL: func.func @unchanged(
 // CHECK-NOT:     df.conv2d_nchwc
 // CHECK-NOT:     df.transpose
 // CHECK:         func.return
-func.func @unchanged(%x: tensor<1x3x4x4xf32>, %y: tensor<1x64x4x4xf32>, %f: tensor<64x64x3x3xf32>, %z: tensor<1x64x4x4xf64>) -> (tensor<1x64x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x2x2xf32>, tensor<1x64x4x4xf64>, tensor<1x64x4x4xf32>, tensor<1x32x4x4xf32>) {
-  %w = df.constant dense<0.5> : tensor<64x3x3x3xf32>
+func.func @unchanged(%x: tensor<1x3x4x4xf32>, %y: tensor<1x64x4x4xf32>, %f: tensor<64x64x3x3xf32>, %z: tensor<1x64x4x4xf64>) -> (tensor<1x16x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x2x2xf32>, tensor<1x64x4x4xf64>, tensor<1x64x4x4xf32>, tensor<1x32x4x4xf32>) {
+  %w = df.constant dense<0.5> : tensor<16x3x3x3xf32>
   %g = df.constant dense<0.5> : tensor<64x32x3x3xf32>
   %d = df.constant dense<0.5> : tensor<64x64x2x2xf32>
   %e = df.constant dense<0.5> : tensor<64x64x3x3xf64>
   %o = df.constant dense<0.5> : tensor<64x64x1x1xf32>
   %t = df.constant dense<0.5> : tensor<32x64x3x3xf32>
-  %a = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x4x4xf32>, tensor<64x3x3x3xf32>) -> tensor<1x64x4x4xf32>
+  %a = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x4x4xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x4x4xf32>
   %b = df.conv2d %y, %f {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x4x4xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x4x4xf32>
   %c = df.conv2d %y, %g {pads = array<i64: 1, 1, 1, 1>, groups = 2 : i64} : (tensor<1x64x4x4xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x4x4xf32>
   %k = df.conv2d %y, %d {dilations = array<i64: 2, 2>} : (tensor<1x64x4x4xf32>, tensor<64x64x2x2xf32>) -> tensor<1x64x2x2xf32>
   %l = df.conv2d %z, %e {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x4x4xf64>, tensor<64x64x3x3xf64>) -> tensor<1x64x4x4xf64>
   %m = df.conv2d %y, %o : (tensor<1x64x4x4xf32>, tensor<64x64x1x1xf32>) -> tensor<1x64x4x4xf32>
   %n = df.conv2d %y, %t {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x4x4xf32>, tensor<32x64x3x3xf32>) -> tensor<1x32x4x4xf32>
-  func.return %a, %b, %c, %k, %l, %m, %n : tensor<1x64x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x2x2xf32>, tensor<1x64x4x4xf64>, tensor<1x64x4x4xf32>, tensor<1x32x4x4xf32>
+  func.return %a, %b, %c, %k, %l, %m, %n : tensor<1x16x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x4x4xf32>, tensor<1x64x2x2xf32>, tensor<1x64x4x4xf64>, tensor<1x64x4x4xf32>, tensor<1x32x4x4xf32>
 }

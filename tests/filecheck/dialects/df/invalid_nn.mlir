@@ -422,7 +422,7 @@ func.func @pool_no_kernel(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-// CHECK: {{^}}df.conv2d_nchwc: input 1x2x5x5x16 and filter 3x2x3x16x16 must be 5-D and 6-D (NCHWc and OIHW{b}i{b}o){{$}}
+// CHECK: {{^}}df.conv2d_nchwc: input 1x2x5x5x16 and filter 3x2x3x16x16 must be 5-D and 6-D (NCHWc and OIHW{bi}i{bo}o){{$}}
 func.func @conv2d_nchwc_rank(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x16x16xf32>) {
   %0 = "df.conv2d_nchwc"(%x, %w) : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x16x16xf32>) -> tensor<1x3x3x3x16xf32>
   func.return
@@ -430,7 +430,7 @@ func.func @conv2d_nchwc_rank(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x16x16x
 
 // -----
 
-// CHECK: {{^}}df.conv2d_nchwc: filter 3x2x3x3x8x8 must end in the input's block 16x16 (input 1x2x5x5x16){{$}}
+// CHECK: {{^}}df.conv2d_nchwc: filter 3x2x3x3x8x8 must take the input's block of 16 channels (input 1x2x5x5x16) into a block of at least one{{$}}
 func.func @conv2d_nchwc_block(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x8x8xf32>) {
   %0 = df.conv2d_nchwc %x, %w : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x8x8xf32>) -> tensor<1x3x3x3x16xf32>
   func.return
