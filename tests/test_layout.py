@@ -78,9 +78,9 @@ def test_numba_routine_is_the_sum_over_taps(with_bias: bool) -> None:
     out = np.empty((2, 3, *expected.shape[2:], 16), np.float32)
     packed = reference.to_oihw_io(w, 16), reference.to_nchwc(x, 16)
     if bias is None:
-        cpu.conv2d_nchwc_f32(packed[1], packed[0], out, *strides, *pads)
+        cpu.conv2d_nchwc_f32(packed[1], packed[0], out, *strides, *pads, 1)
     else:
-        cpu.conv2d_nchwc_bias_f32(packed[1], packed[0], bias, out, *strides, *pads)
+        cpu.conv2d_nchwc_bias_f32(packed[1], packed[0], bias, out, *strides, *pads, 1)
     np.testing.assert_allclose(reference.from_nchwc(out), expected, rtol=1e-4, atol=1e-4)
 
 
@@ -166,6 +166,33 @@ def test_generated_nchwc_convolutions_match_the_interpreter(shape: Any, tmp_path
     lanes = 16 if c % 16 == 0 else 1
     conv = NchwcConv(n, c // lanes, *hw, o // 16, k, k, *pads, True, *strides, lanes)
     assert conv.name.removeprefix("dflow.") in source
+
+
+GROUPED = [
+    # c, o, groups, hw, stride: generated?, a spread tile?
+    (64, 64, 4, (7, 9), 1, True, True),  # RegNet's groups of 16: a group per block
+    (64, 128, 2, (6, 6), 2, True, False),  # groups of whole tiles (4 blocks each)
+    (32, 64, 2, (5, 8), 1, False, False),  # 2 blocks a group: left NCHW
+]
+
+
+@pytest.mark.parametrize("case", GROUPED, ids=lambda c: f"{c[0]}-{c[1]}-g{c[2]}")
+def test_grouped_convolutions_in_whole_blocks(case: Any, tmp_path: Path) -> None:
+    """Groups of whole blocks are blocked where the generated tiles serve them (a
+    spread tile reads each output block's own inputs), and all match the
+    interpreter."""
+    c, o, groups, hw, stride, blocked, spread = case
+    rng = np.random.default_rng(8)
+    x = normal(rng, (1, c, *hw), "f32")
+    w = normal(rng, (o, c // groups, 3, 3), "f32", 0.3)
+
+    def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+        window = {"pads": (1, 1, 1, 1), "groups": groups, "strides": (stride, stride)}
+        return {"y": dflow.conv2d(x, graph.constant(w), **window).relu() + 1.0}
+
+    check(tmp_path, [x], body, f32_atol=1e-4)
+    source = next(tmp_path.glob("*.ll")).read_text()
+    assert ("conv_nchwc" in source, ".spread" in source) == (blocked, spread)
 
 
 def test_the_tile_is_vector_fmas() -> None:

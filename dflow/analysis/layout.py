@@ -66,13 +66,23 @@ def on_gpu(op: Operation) -> bool:
     return False
 
 
+def _whole_groups(conv: Conv2DOp, block: int) -> bool:
+    """One group, or groups of whole blocks that a generated tile serves: one output
+    block each (RegNet's groups of 16 channels), or whole tiles of
+    `TILE_BLOCKS` (`backend/llvm/nchwc.py`'s `supported`)."""
+    filter = shape_of(conv.filter.type)
+    per_group = filter[0] // conv.group_count
+    tiles = per_group == block or per_group % (TILE_BLOCKS * block) == 0
+    return conv.group_count == 1 or (filter[1] % block == 0 and tiles)
+
+
 def convertible_conv(op: Operation, block: int) -> bool:
-    """A float32 `df.conv2d` of one group and dilation 1 with a constant filter, on a
-    CPU, whose output channels are multiples of `block` (its input's are, or the
-    input is read as NCHW: `input_block`)."""
+    """A float32 `df.conv2d` of dilation 1 with a constant filter, on a CPU, whose
+    output channels are multiples of `block` (its input's are, or the input is read
+    as NCHW: `input_block`), in one group or groups of whole blocks."""
     if not isinstance(op, Conv2DOp) or on_gpu(op):
         return False
-    plain = op.group_count == 1 and op.dilation_values == (1, 1)
+    plain = _whole_groups(op, block) and op.dilation_values == (1, 1)
     constant = isinstance(op.filter.owner, ConstantOp)
     return plain and constant and _is_nchw(op.input, 1) and _is_nchw(op.result, block)
 
@@ -80,7 +90,7 @@ def convertible_conv(op: Operation, block: int) -> bool:
 def input_block(conv: Conv2DOp, block: int) -> int:
     """The input block of a convertible convolution: `block`, or 1 where its channels
     are not a multiple of it (a network's first convolution, of 3 channels: NCHW is
-    NCHWc of block 1, a reshape)."""
+    NCHWc of block 1, a reshape; one group)."""
     return block if shape_of(conv.input.type)[1] % block == 0 else 1
 
 

@@ -155,7 +155,14 @@ class _Rewrite:
         filter = to_oihw_io(_constant_array(op.filter), self.block, lanes)
         packed = self.insert(_constant(filter, op.filter.type), op)
         self.statistics.count("BlockedConvolutions")
-        conv = Conv2DNchwcOp(input, packed, op.bias, strides=op.stride_values, pads=op.pad_values)
+        conv = Conv2DNchwcOp(
+            input,
+            packed,
+            op.bias,
+            strides=op.stride_values,
+            pads=op.pad_values,
+            groups=op.group_count,
+        )
         conv.attributes.update(op.attributes)
         return conv
 

@@ -115,18 +115,21 @@ def direct_pool(op: func.CallOp) -> DirectConv | None:
 
 def direct_nchwc(op: func.CallOp) -> NchwcConv | None:
     """The generated blocked convolution (`nchwc.py`) of a `conv2d_nchwc` call of
-    float32 and output block 16 (input block 16 or 1), else None (numba's routine,
-    from Python)."""
+    float32 and output block 16 (input block 16 or 1) of groups it generates, else
+    None (numba's routine, from Python)."""
     callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
     if callee not in ("conv2d_nchwc_f32", "conv2d_nchwc_bias_f32"):
         return None
     bias = callee == "conv2d_nchwc_bias_f32"
-    sh, sw, top, left, bottom, right = (_integer(v) for v in op.arguments[4 if bias else 3 :])
+    geometry = [_integer(v) for v in op.arguments[4 if bias else 3 :]]
+    sh, sw, top, left, bottom, right, groups = geometry
     n, cb, h, w, lanes = _shape(op.arguments[0])
     ob, _, kh, kw, _, block = _shape(op.arguments[1])
     if block != BLOCK or lanes not in (1, BLOCK):
         return None
-    return NchwcConv(n, cb, h, w, ob, kh, kw, top, left, bottom, right, bias, sh, sw, lanes)
+    shapes = (n, cb, h, w, ob, kh, kw, top, left, bottom, right)
+    conv = NchwcConv(*shapes, bias, sh, sw, lanes, groups)
+    return conv if conv.supported else None
 
 
 def print_convolution(

@@ -70,6 +70,9 @@ class NchwcConv:
     """Input channels per input block: 16, or 1 where the input is NCHW read as 5-D
     (a network's first convolution, of 3 channels), its filter `[O/16, C, KH, KW, 1,
     16]`."""
+    groups: int = 1
+    """Groups, each of whole blocks: generated where each output block is a group
+    (`spread` tiles) or a group holds whole tiles (`supported`)."""
     fused: str = ""
     """The kernel whose elementwise rest runs on each output row (as `DirectConv`'s)."""
     buffers: int = 0
@@ -99,15 +102,30 @@ class NchwcConv:
         return self.h + self.top + self.bottom, self.w + self.left + self.right
 
     @property
+    def group_blocks(self) -> tuple[int, int]:
+        """Input and output blocks per group."""
+        return self.cb // self.groups, self.ob // self.groups
+
+    @property
+    def spread(self) -> bool:
+        """Each output block its own group, reading its own input blocks."""
+        return self.groups > 1 and self.group_blocks[1] == 1
+
+    @property
+    def supported(self) -> bool:
+        """One group, a group per output block, or groups of whole tiles."""
+        return self.groups == 1 or self.spread or self.group_blocks[1] % TILE_BLOCKS == 0
+
+    @property
     def filter_block(self) -> int:
         """Floats of the filter per block of output channels."""
-        return self.cb * self.kh * self.kw * self.lanes * BLOCK
+        return self.group_blocks[0] * self.kh * self.kw * self.lanes * BLOCK
 
     @property
     def chunk(self) -> int:
         """Input channel blocks per pass."""
         per_block = TILE_BLOCKS * self.kh * self.kw * self.lanes * BLOCK * 4
-        return max(1, min(self.cb, CHUNK_BYTES // per_block))
+        return max(1, min(self.group_blocks[0], CHUNK_BYTES // per_block))
 
     @property
     def name(self) -> str:
@@ -115,137 +133,164 @@ class NchwcConv:
         shapes = f"{self.n}x{self.cb}x{self.h}x{self.w}x{self.lanes}.{self.ob}x{self.kh}x{self.kw}"
         strides = f".s{self.sh}.{self.sw}"
         bias = ".bias" if self.bias else ""
-        return f"{self.fused or 'dflow'}.conv_nchwc.{shapes}.p{pads}{strides}{bias}"
+        groups = f".g{self.groups}" if self.groups > 1 else ""
+        name = f"conv_nchwc.{shapes}.p{pads}{strides}{groups}{bias}"
+        return f"{self.fused or 'dflow'}.{name}"
 
-    def tiles(self) -> Iterator[tuple[int, int]]:
-        """The (blocks, pixels) of each tile shape used."""
+    def tile(self, blocks: int, pixels: int) -> Tile:
+        return Tile(blocks, pixels, self.kh, self.kw, self.sw, self.lanes, self.spread)
+
+    def tiles(self) -> Iterator[Tile]:
+        """Each tile shape used."""
         blocks = {TILE_BLOCKS} if self.ob >= TILE_BLOCKS else set[int]()
         blocks |= {self.ob % TILE_BLOCKS} - {0}
         pixels = {TILE_PIXELS} if self.out[1] >= TILE_PIXELS else set[int]()
         pixels |= {self.out[1] % TILE_PIXELS} - {0}
         for j in sorted(blocks):
             for p in sorted(pixels):
-                yield j, p
+                yield self.tile(j, p)
 
     def definition(self) -> str:
         """The tile functions, then `void @<name>(ptr x, ptr w, [ptr bias,] ptr y,
         [ptr e<i>...])`, internal to its module."""
-        tiles = [
-            tile_definition(j, p, self.kh, self.kw, self.sw, self.lanes) for j, p in self.tiles()
-        ]
+        tiles = [tile.definition() for tile in self.tiles()]
         return "\n".join([*tiles, *_Driver(self).lines()])
 
 
-def tile_name(blocks: int, pixels: int, kh: int, kw: int, sw: int, lanes: int) -> str:
-    return f"dflow.nchwc_tile.{blocks}x{pixels}.k{kh}x{kw}.s{sw}.i{lanes}"
+@dataclass(frozen=True)
+class Tile:
+    """A tile function: `blocks` x `pixels` accumulators of a `kh` x `kw` filter of
+    column stride `sw` over input blocks of `lanes` channels; `spread`: each output
+    block reads its own input blocks (a grouped convolution of one block of outputs
+    per group), `x_group` floats after the last's, else all read the same."""
 
+    blocks: int
+    pixels: int
+    kh: int
+    kw: int
+    sw: int
+    lanes: int
+    spread: bool = False
 
-def tile_definition(blocks: int, pixels: int, kh: int, kw: int, sw: int, lanes: int) -> str:
-    """`void @<tile>(ptr x, ptr w, ptr bias, ptr y, i64 cbs, i1 first, i64 x_row,
-    i64 x_block, i64 w_block, i64 y_block)`: `blocks` x `pixels` accumulators over
-    `cbs` input blocks, each tap's inputs at `x + (c * x_block + i * x_row + (p * sw +
-    j) * 16)`, each output block's filter `w_block` floats after the last's and its
-    output `y_block` floats after; started from `bias` (`first`) or from `y`."""
-    lines = [
-        f'define internal void @"{tile_name(blocks, pixels, kh, kw, sw, lanes)}"(ptr %x, ptr %w, '
-        "ptr %bias, ptr %y, i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, "
-        "i64 %y_block) {",
-        "entry:",
-    ]
-    accumulators = [(j, p) for j in range(blocks) for p in range(pixels)]
-    for j in range(blocks):
-        lines += [
-            f"  %yb{j}.at = mul i64 %y_block, {j}",
-            f"  %yb{j} = getelementptr float, ptr %y, i64 %yb{j}.at",
-            f"  %bias{j}.at = getelementptr float, ptr %bias, i64 {j * BLOCK}",
-            f"  %bias{j} = load {VECTOR}, ptr %bias{j}.at, align 4",
-            f"  %wb{j}.at = mul i64 %w_block, {j}",
+    @property
+    def name(self) -> str:
+        shape = f"{self.blocks}x{self.pixels}.k{self.kh}x{self.kw}.s{self.sw}.i{self.lanes}"
+        return f"dflow.nchwc_tile.{shape}{'.spread' if self.spread else ''}"
+
+    @property
+    def accumulators(self) -> list[tuple[int, int]]:
+        return [(j, p) for j in range(self.blocks) for p in range(self.pixels)]
+
+    def definition(self) -> str:
+        """`void @<tile>(ptr x, ptr w, ptr bias, ptr y, i64 cbs, i1 first, i64 x_row,
+        i64 x_block, i64 w_block, i64 y_block, i64 x_group)`: the accumulators over
+        `cbs` input blocks, each tap's inputs at `x + (c * x_block + i * x_row + (p *
+        sw + j) * lanes)`, each output block's filter `w_block` floats after the last's
+        and its output `y_block` floats after; started from `bias` (`first`) or from
+        `y`."""
+        lines = [
+            f'define internal void @"{self.name}"(ptr %x, ptr %w, ptr %bias, ptr %y, '
+            "i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, i64 %y_block, "
+            "i64 %x_group) {",
+            "entry:",
         ]
-    for j, p in accumulators:
-        lines += [
-            f"  %a{j}.{p} = alloca {VECTOR}, align 64",
-            f"  %y{j}.{p}.at = getelementptr float, ptr %yb{j}, i64 {p * BLOCK}",
-            f"  %y{j}.{p} = load {VECTOR}, ptr %y{j}.{p}.at, align 4",
-            f"  %s{j}.{p} = select i1 %first, {VECTOR} %bias{j}, {VECTOR} %y{j}.{p}",
-            f"  store {VECTOR} %s{j}.{p}, ptr %a{j}.{p}, align 64",
-        ]
-    taps = list(_taps(blocks, pixels, sw, lanes, accumulators))
-    lines += _loop(
-        "c",
-        "%cbs",
-        lambda c: _loop(
-            "i",
-            str(kh),
-            lambda i: _loop(
-                "j", str(kw), lambda jj: _tap(c, i, jj, (kh, kw, lanes), taps, accumulators)
+        for j in range(self.blocks):
+            lines += [
+                f"  %yb{j}.at = mul i64 %y_block, {j}",
+                f"  %yb{j} = getelementptr float, ptr %y, i64 %yb{j}.at",
+                f"  %bias{j}.at = getelementptr float, ptr %bias, i64 {j * BLOCK}",
+                f"  %bias{j} = load {VECTOR}, ptr %bias{j}.at, align 4",
+                f"  %wb{j}.at = mul i64 %w_block, {j}",
+                f"  %xg{j}.at = mul i64 %x_group, {j}",
+            ]
+        for j, p in self.accumulators:
+            lines += [
+                f"  %a{j}.{p} = alloca {VECTOR}, align 64",
+                f"  %y{j}.{p}.at = getelementptr float, ptr %yb{j}, i64 {p * BLOCK}",
+                f"  %y{j}.{p} = load {VECTOR}, ptr %y{j}.{p}.at, align 4",
+                f"  %s{j}.{p} = select i1 %first, {VECTOR} %bias{j}, {VECTOR} %y{j}.{p}",
+                f"  store {VECTOR} %s{j}.{p}, ptr %a{j}.{p}, align 64",
+            ]
+        taps = [*self.fmas()]
+        lines += _loop(
+            "c",
+            "%cbs",
+            lambda c: _loop(
+                "i",
+                str(self.kh),
+                lambda i: _loop("j", str(self.kw), lambda jj: self.tap(c, i, jj, taps)),
             ),
-        ),
-    )
-    for j, p in accumulators:
-        lines += [
-            f"  %f{j}.{p} = load {VECTOR}, ptr %a{j}.{p}, align 64",
-            f"  store {VECTOR} %f{j}.{p}, ptr %y{j}.{p}.at, align 4",
+        )
+        for j, p in self.accumulators:
+            lines += [
+                f"  %f{j}.{p} = load {VECTOR}, ptr %a{j}.{p}, align 64",
+                f"  store {VECTOR} %f{j}.{p}, ptr %y{j}.{p}.at, align 4",
+            ]
+        return "\n".join([*lines, "  ret void", "}"])
+
+    def broadcasts(self, lane: int) -> Iterator[str]:
+        """Each pixel's input of channel `lane` in all lanes (`%xv<lane>.<p>`, or of
+        a spread tile `%xv<lane>.<p>.<j>` for each block)."""
+        for p in range(self.pixels):
+            for j in range(self.blocks) if self.spread else (None,):
+                at = f"{lane}.{p}" if j is None else f"{lane}.{p}.{j}"
+                base = "%xo" if j is None else f"%xo{j}"
+                offset = p * self.sw * self.lanes + lane
+                yield f"  %xp{at} = getelementptr float, ptr {base}, i64 {offset}"
+                yield f"  %xs{at} = load float, ptr %xp{at}, align 4"
+                yield f"  %xi{at} = insertelement {VECTOR} poison, float %xs{at}, i64 0"
+                yield (
+                    f"  %xv{at} = shufflevector {VECTOR} %xi{at}, {VECTOR} poison, "
+                    "<16 x i32> zeroinitializer"
+                )
+
+    def fmas(self) -> Iterator[str]:
+        """The FMAs of one tap over its input channels (`%xo`, `%wo` its bases)."""
+        for lane in range(self.lanes):
+            for j in range(self.blocks):
+                yield f"  %wp{lane}.{j}.at = add i64 %wb{j}.at, {lane * BLOCK}"
+                yield f"  %wp{lane}.{j} = getelementptr float, ptr %wo, i64 %wp{lane}.{j}.at"
+                yield f"  %wv{lane}.{j} = load {VECTOR}, ptr %wp{lane}.{j}, align 4"
+            yield from self.broadcasts(lane)
+            for j, p in self.accumulators:
+                before = f"%v{lane - 1}.{j}.{p}" if lane else f"%l{j}.{p}"
+                x = f"%xv{lane}.{p}.{j}" if self.spread else f"%xv{lane}.{p}"
+                yield (
+                    f"  %v{lane}.{j}.{p} = call {VECTOR} @llvm.fma.v16f32({VECTOR} "
+                    f"%wv{lane}.{j}, {VECTOR} {x}, {VECTOR} {before})"
+                )
+
+    def tap(self, c: str, i: str, j: str, fmas: list[str]) -> list[str]:
+        """One tap `(c, i, j)`: its bases, the accumulators loaded, its FMAs, stored."""
+        lines = [
+            f"  %xc = mul i64 {c}, %x_block",
+            f"  %xr = mul i64 {i}, %x_row",
+            f"  %xq = mul i64 {j}, {self.lanes}",
+            "  %xcr = add i64 %xc, %xr",
+            "  %xat = add i64 %xcr, %xq",
+            "  %xo = getelementptr float, ptr %x, i64 %xat",
+            f"  %wc = mul i64 {c}, {self.kh * self.kw}",
+            f"  %wr = mul i64 {i}, {self.kw}",
+            "  %wcr = add i64 %wc, %wr",
+            f"  %wt = add i64 %wcr, {j}",
+            f"  %wat = mul i64 %wt, {self.lanes * BLOCK}",
+            "  %wo = getelementptr float, ptr %w, i64 %wat",
         ]
-    return "\n".join([*lines, "  ret void", "}"])
-
-
-def _taps(
-    blocks: int, pixels: int, sw: int, lanes: int, accumulators: list[tuple[int, int]]
-) -> Iterator[str]:
-    """The FMAs of one tap over its 16 input channels (`%xo`, `%wo` its bases)."""
-    for lane in range(lanes):
-        for j in range(blocks):
-            yield f"  %wp{lane}.{j}.at = add i64 %wb{j}.at, {lane * BLOCK}"
-            yield f"  %wp{lane}.{j} = getelementptr float, ptr %wo, i64 %wp{lane}.{j}.at"
-            yield f"  %wv{lane}.{j} = load {VECTOR}, ptr %wp{lane}.{j}, align 4"
-        for p in range(pixels):
-            yield f"  %xp{lane}.{p} = getelementptr float, ptr %xo, i64 {p * sw * lanes + lane}"
-            yield f"  %xs{lane}.{p} = load float, ptr %xp{lane}.{p}, align 4"
-            yield f"  %xi{lane}.{p} = insertelement {VECTOR} poison, float %xs{lane}.{p}, i64 0"
-            yield (
-                f"  %xv{lane}.{p} = shufflevector {VECTOR} %xi{lane}.{p}, {VECTOR} poison, "
-                "<16 x i32> zeroinitializer"
-            )
-        for j, p in accumulators:
-            before = f"%v{lane - 1}.{j}.{p}" if lane else f"%l{j}.{p}"
-            yield (
-                f"  %v{lane}.{j}.{p} = call {VECTOR} @llvm.fma.v16f32({VECTOR} %wv{lane}.{j}, "
-                f"{VECTOR} %xv{lane}.{p}, {VECTOR} {before})"
-            )
-
-
-def _tap(
-    c: str,
-    i: str,
-    j: str,
-    kernel: tuple[int, int, int],
-    taps: list[str],
-    accumulators: list[tuple[int, int]],
-) -> list[str]:
-    """One tap `(c, i, j)` of a `kernel` (KH, KW, input lanes): its bases, the
-    accumulators loaded, its FMAs, stored."""
-    kh, kw, lanes = kernel
-    lines = [
-        f"  %xc = mul i64 {c}, %x_block",
-        f"  %xr = mul i64 {i}, %x_row",
-        f"  %xq = mul i64 {j}, {lanes}",
-        "  %xcr = add i64 %xc, %xr",
-        "  %xat = add i64 %xcr, %xq",
-        "  %xo = getelementptr float, ptr %x, i64 %xat",
-        f"  %wc = mul i64 {c}, {kh * kw}",
-        f"  %wr = mul i64 {i}, {kw}",
-        "  %wcr = add i64 %wc, %wr",
-        f"  %wt = add i64 %wcr, {j}",
-        f"  %wat = mul i64 %wt, {lanes * BLOCK}",
-        "  %wo = getelementptr float, ptr %w, i64 %wat",
-    ]
-    lines += [f"  %l{a}.{b} = load {VECTOR}, ptr %a{a}.{b}, align 64" for a, b in accumulators]
-    lines += taps
-    last = lanes - 1
-    lines += [
-        f"  store {VECTOR} %v{last}.{a}.{b}, ptr %a{a}.{b}, align 64" for a, b in accumulators
-    ]
-    return lines
+        if self.spread:
+            lines += [
+                f"  %xo{b} = getelementptr float, ptr %xo, i64 %xg{b}.at"
+                for b in range(self.blocks)
+            ]
+        lines += [
+            f"  %l{a}.{b} = load {VECTOR}, ptr %a{a}.{b}, align 64" for a, b in self.accumulators
+        ]
+        lines += fmas
+        last = self.lanes - 1
+        lines += [
+            f"  store {VECTOR} %v{last}.{a}.{b}, ptr %a{a}.{b}, align 64"
+            for a, b in self.accumulators
+        ]
+        return lines
 
 
 def _loop(label: str, count: str, body: Callable[[str], list[str]]) -> list[str]:
@@ -347,9 +392,14 @@ class _Driver:
         a chunk of input blocks, all rows."""
         conv = self.conv
         oh, ow = conv.out
-        passes = -(-conv.cb // conv.chunk)
+        hp, wp = conv.plane
+        group_in, group_out = conv.group_blocks
+        passes = -(-group_in // conv.chunk)
         lines = [
             f"  %{label}.ob = mul i64 {t}, {TILE_BLOCKS}",
+            f"  %{label}.g = udiv i64 %{label}.ob, {group_out}",
+            f"  %{label}.gx = mul i64 %{label}.g, {group_in * hp * wp * conv.lanes}",
+            f"  %{label}.src = getelementptr float, ptr %src, i64 %{label}.gx",
             f"  %{label}.wat = mul i64 %{label}.ob, {conv.filter_block}",
             f"  %{label}.w = getelementptr float, ptr %w, i64 %{label}.wat",
             f"  %{label}.nob = mul i64 {n}, {conv.ob}",
@@ -375,13 +425,13 @@ class _Driver:
         chunk = conv.chunk
         lines = [
             f"  %{label}.c0 = mul i64 {c}, {chunk}",
-            f"  %{label}.left = sub i64 {conv.cb}, %{label}.c0",
+            f"  %{label}.left = sub i64 {conv.group_blocks[0]}, %{label}.c0",
             f"  %{label}.few = icmp ult i64 %{label}.left, {chunk}",
             f"  %{label}.cbs = select i1 %{label}.few, i64 %{label}.left, i64 {chunk}",
             f"  %{label}.first = icmp eq i64 {c}, 0",
             f"  %{label}.last = icmp eq i64 {c}, {passes - 1}",
             f"  %{label}.xc = mul i64 %{label}.c0, {hp * wp * conv.lanes}",
-            f"  %{label}.x = getelementptr float, ptr %src, i64 %{label}.xc",
+            f"  %{label}.x = getelementptr float, ptr %{label}.src, i64 %{label}.xc",
             f"  %{label}.wc = mul i64 %{label}.c0, {conv.kh * conv.kw * conv.lanes * BLOCK}",
             f"  %{label}.wp = getelementptr float, ptr %{label}.w, i64 %{label}.wc",
         ]
@@ -411,7 +461,8 @@ class _Driver:
         hp, wp = conv.plane
         oh, ow = conv.out
         at = f"%{label}.{kind}"
-        name = tile_name(blocks, pixels, conv.kh, conv.kw, conv.sw, conv.lanes)
+        name = conv.tile(blocks, pixels).name
+        x_group = conv.group_blocks[0] * hp * wp * conv.lanes if conv.spread else 0
         return [
             f"  {at}.xq = mul i64 {q}, {TILE_PIXELS * conv.sw * conv.lanes}",
             f"  {at}.x = getelementptr float, ptr %{label}.xr, i64 {at}.xq",
@@ -420,7 +471,7 @@ class _Driver:
             f'  call void @"{name}"(ptr {at}.x, ptr %{label}.wp, ptr %{label}.bias, '
             f"ptr {at}.y, i64 %{label}.cbs, i1 %{label}.first, i64 {wp * conv.lanes}, "
             f"i64 {hp * wp * conv.lanes}, i64 {conv.filter_block}, "
-            f"i64 {oh * ow * BLOCK})",
+            f"i64 {oh * ow * BLOCK}, i64 {x_group})",
         ]
 
     def rest(self, label: str, oy: str, blocks: int) -> list[str]:

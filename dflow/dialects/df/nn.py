@@ -325,12 +325,13 @@ class Conv2DGradFilterOp(Conv2DGradientOp):
 @irdl_op_definition
 class Conv2DNchwcOp(WindowOp, HasSemantics):
     """2-D convolution in the blocked channel layout `df-layout` chooses: input NCHWc
-    `[N, C/bi, H, W, bi]`, filter `[O/bo, C/bi, KH, KW, bi, bo]`, optional bias `[O]`,
-    output NCHWc `[N, O/bo, OH, OW, bo]` (`y[n, o/bo, p, q, o%bo]` is `df.conv2d`'s
-    `y[n, o, p, q]`); dilation 1, one group. An input block of 1 is NCHW read as
-    5-D (a network's first convolution, of 3 channels). A tap's filter block is a
-    row of output-channel vectors per input channel, so a kernel holds output
-    channels in vector lanes and broadcasts the inputs."""
+    `[N, C/bi, H, W, bi]`, filter `[O/bo, C/bi/groups, KH, KW, bi, bo]`, optional bias
+    `[O]`, output NCHWc `[N, O/bo, OH, OW, bo]` (`y[n, o/bo, p, q, o%bo]` is
+    `df.conv2d`'s `y[n, o, p, q]`); dilation 1; in `groups` (1, the default, not
+    printed), each of whole blocks of input and output channels. An input block of 1
+    is NCHW read as 5-D (a network's first convolution, of 3 channels). A tap's
+    filter block is a row of output-channel vectors per input channel, so a kernel
+    holds output channels in vector lanes and broadcasts the inputs."""
 
     name = "df.conv2d_nchwc"
 
@@ -338,6 +339,7 @@ class Conv2DNchwcOp(WindowOp, HasSemantics):
     filter = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
+    groups = prop_def(IntegerAttr[IntegerType], default_value=i64_attr(DEFAULT_GROUPS))
 
     traits = traits_def(Pure(), EpilogueHead())
     assembly_format = "$input `,` $filter (`,` $bias^)? " + FUNCTIONAL_SYNTAX
@@ -350,28 +352,40 @@ class Conv2DNchwcOp(WindowOp, HasSemantics):
         *,
         strides: Sequence[int] = DEFAULT_STRIDES,
         pads: Sequence[int] = DEFAULT_PADS,
+        groups: int = DEFAULT_GROUPS,
     ):
-        result = self.infer_type(_type(input), _type(filter), strides, pads)
+        result = self.infer_type(_type(input), _type(filter), strides, pads, groups)
         super().__init__(
             operands=[input, filter, [] if bias is None else [bias]],
             result_types=[result],
-            properties={"strides": i64_array(list(strides)), "pads": i64_array(list(pads))},
+            properties={
+                "strides": i64_array(list(strides)),
+                "pads": i64_array(list(pads)),
+                "groups": i64_attr(groups),
+            },
         )
+
+    @property
+    def group_count(self) -> int:
+        return self.groups.value.data
 
     @staticmethod
     def infer_type(
-        input: Attribute, filter: Attribute, strides: Sequence[int], pads: Sequence[int]
+        input: Attribute,
+        filter: Attribute,
+        strides: Sequence[int],
+        pads: Sequence[int],
+        groups: int = DEFAULT_GROUPS,
     ) -> TensorType:
         element = common_element((input, filter))
         require_elements("operands", element, FLOATS)
-        return TensorType(
-            element, shapes.conv2d_nchwc(shape_of(input), shape_of(filter), strides, pads)
-        )
+        shape = shapes.conv2d_nchwc(shape_of(input), shape_of(filter), strides, pads, groups)
+        return TensorType(element, shape)
 
     def verify_types(self) -> None:
         operands = [self.input.type, self.filter.type]
         expected = self.infer_type(
-            self.input.type, self.filter.type, self.stride_values, self.pad_values
+            self.input.type, self.filter.type, self.stride_values, self.pad_values, self.group_count
         )
         if self.bias is not None:
             operands.append(self.bias.type)
@@ -386,7 +400,7 @@ class Conv2DNchwcOp(WindowOp, HasSemantics):
     def semantics(self, inputs: Sequence[Array]) -> Array:
         bias = inputs[2] if len(inputs) == 3 else None
         return reference.conv2d_nchwc(
-            inputs[0], inputs[1], bias, self.stride_values, self.pad_values
+            inputs[0], inputs[1], bias, self.stride_values, self.pad_values, self.group_count
         )
 
 

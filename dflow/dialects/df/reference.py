@@ -170,7 +170,12 @@ def from_oihw_io(f: Array) -> Array:
 
 
 def conv2d_nchwc(
-    x: Array, f: Array, bias: Array | None, strides: Sequence[int], pads: Sequence[int]
+    x: Array,
+    f: Array,
+    bias: Array | None,
+    strides: Sequence[int],
+    pads: Sequence[int],
+    groups: int = 1,
 ) -> Array:
     """`conv2d` of NCHWc input and blocked filter (`to_oihw_io`) to NCHWc output."""
     w = from_oihw_io(f)
@@ -179,7 +184,7 @@ def conv2d_nchwc(
         (size + pads[axis] + pads[axis + 2] - w.shape[2 + axis]) // strides[axis] + 1
         for axis, size in enumerate(plain.shape[2:])
     ]
-    y = conv2d(plain, w, bias, strides, pads, (1, 1), out_hw)
+    y = conv2d(plain, w, bias, strides, pads, (1, 1), out_hw, groups)
     return to_nchwc(y, f.shape[-1])
 
 

@@ -155,9 +155,12 @@ def conv2d(
     return (input[0], filter[0], oh, ow)
 
 
-def conv2d_nchwc(input: Shape, filter: Shape, strides: Sequence[int], pads: Sequence[int]) -> Shape:
-    """NCHWc input `[N, C/bi, H, W, bi]`, blocked filter `[O/bo, C/bi, KH, KW, bi, bo]`
-    → NCHWc output `[N, O/bo, OH, OW, bo]` (an input block of 1: NCHW as 5-D)."""
+def conv2d_nchwc(
+    input: Shape, filter: Shape, strides: Sequence[int], pads: Sequence[int], groups: int = 1
+) -> Shape:
+    """NCHWc input `[N, C/bi, H, W, bi]`, blocked filter `[O/bo, C/bi/groups, KH, KW,
+    bi, bo]` → NCHWc output `[N, O/bo, OH, OW, bo]` (an input block of 1: NCHW as
+    5-D); in `groups`, each of whole blocks."""
     if len(input) != 5 or len(filter) != 6:
         raise ShapeError(
             f"input {format_shape(input)} and filter {format_shape(filter)} must be 5-D "
@@ -168,11 +171,7 @@ def conv2d_nchwc(input: Shape, filter: Shape, strides: Sequence[int], pads: Sequ
             f"filter {format_shape(filter)} must take the input's block of {input[4]} "
             f"channels (input {format_shape(input)}) into a block of at least one"
         )
-    if filter[1] != input[1]:
-        raise ShapeError(
-            f"filter {format_shape(filter)} reads {filter[1]} blocks of input channels, "
-            f"input {format_shape(input)} has {input[1]}"
-        )
+    _check_groups(input, filter, groups, "blocks")
     try:
         oh, ow = window2d(input[2:4], filter[2:4], strides, pads, (1, 1))
     except ShapeError as error:
@@ -182,19 +181,20 @@ def conv2d_nchwc(input: Shape, filter: Shape, strides: Sequence[int], pads: Sequ
     return (input[0], filter[0], oh, ow, filter[5])
 
 
-def _check_groups(input: Shape, filter: Shape, groups: int) -> None:
-    """C = groups · (the filter's channels) and groups dividing O, for `conv2d`."""
+def _check_groups(input: Shape, filter: Shape, groups: int, channels: str = "channels") -> None:
+    """C = groups · (the filter's channels) and groups dividing O, for `conv2d` (and
+    in blocks of channels, for `conv2d_nchwc`)."""
     if groups < 1:
         raise ShapeError(f"groups {groups} must be at least 1")
     if input[1] != groups * filter[1]:
         grouped = f" in {groups} groups" if groups > 1 else ""
         raise ShapeError(
-            f"input {format_shape(input)} has {input[1]} channels but filter "
+            f"input {format_shape(input)} has {input[1]} {channels} but filter "
             f"{format_shape(filter)}{grouped} expects {groups * filter[1]}"
         )
     if filter[0] % groups:
         raise ShapeError(
-            f"filter {format_shape(filter)} has {filter[0]} output channels, "
+            f"filter {format_shape(filter)} has {filter[0]} output {channels}, "
             f"not divisible by {groups} groups"
         )
 

@@ -150,7 +150,7 @@ def _library_call(op: Operation) -> tuple[str, list[int]]:
             return routine, _convolution_params(op)
         case nn.Conv2DNchwcOp():
             routine = "conv2d_nchwc_bias" if len(op.operands) == 3 else "conv2d_nchwc"
-            return routine, [*op.stride_values, *op.pad_values]
+            return routine, [*op.stride_values, *op.pad_values, op.group_count]
         case nn.ConvolutionOp():
             return _WINDOW_ROUTINES[type(op)], _convolution_params(op)
         case nn.PoolingOp():

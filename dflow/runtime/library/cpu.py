@@ -294,25 +294,28 @@ def conv2d_bias(x, w, bias, out, sh, sw, top, left, bottom, right, dh, dw, group
 
 
 @_jit
-def conv2d_nchwc(x, w, out, sh, sw, top, left, bottom, right):
-    """`df.conv2d_nchwc`: `out[n,o,p,q,:] = sum_{c,i,j,l} xpad[n,c,p*sh+i,q*sw+j,l] *
-    w[o,c,i,j,l,:]`, a loop over the taps inside the input with the output channels of
-    a block innermost (the llvm target generates this convolution; this routine is the
-    numba target's)."""
+def conv2d_nchwc(x, w, out, sh, sw, top, left, bottom, right, groups):
+    """`df.conv2d_nchwc`: `out[n,o,p,q,:] = sum_{c,i,j,l} xpad[n,g*C+c,p*sh+i,q*sw+j,l] *
+    w[o,c,i,j,l,:]` for output block `o` of group `g` (`C` the filter's input blocks),
+    a loop over the taps inside the input with the output channels of a block
+    innermost (the llvm target generates this convolution; this routine is the numba
+    target's)."""
     height, width = x.shape[2], x.shape[3]
     kernel_h, kernel_w = w.shape[2], w.shape[3]
+    per_group = out.shape[1] // groups
     out[:] = 0
     for n in range(x.shape[0]):
         for o in range(out.shape[1]):
-            for c in range(x.shape[1]):
+            first = (o // per_group) * w.shape[1]
+            for c in range(w.shape[1]):
                 for i in range(kernel_h):
                     p_first, p_end = _inside(i - top, sh, height, out.shape[2])
                     for j in range(kernel_w):
-                        first, end = _inside(j - left, sw, width, out.shape[3])
+                        q_first, q_end = _inside(j - left, sw, width, out.shape[3])
                         taps = w[o, c, i, j]
                         for p in range(p_first, p_end):
-                            for q in range(first, end):
-                                pixel = x[n, c, p * sh + i - top, q * sw + j - left]
+                            for q in range(q_first, q_end):
+                                pixel = x[n, first + c, p * sh + i - top, q * sw + j - left]
                                 target = out[n, o, p, q]
                                 for lane in range(pixel.shape[0]):
                                     value = pixel[lane]
@@ -321,8 +324,8 @@ def conv2d_nchwc(x, w, out, sh, sw, top, left, bottom, right):
 
 
 @_jit
-def conv2d_nchwc_bias(x, w, bias, out, sh, sw, top, left, bottom, right):
-    conv2d_nchwc(x, w, out, sh, sw, top, left, bottom, right)
+def conv2d_nchwc_bias(x, w, bias, out, sh, sw, top, left, bottom, right, groups):
+    conv2d_nchwc(x, w, out, sh, sw, top, left, bottom, right, groups)
     block = out.shape[4]
     for o in range(out.shape[1]):
         out[:, o] += bias[o * block : (o + 1) * block]

@@ -111,8 +111,19 @@ func.func @stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x64x4x4xf32> {
 
 // -----
 
+// Groups of whole blocks stay grouped in NCHWc: here 4 groups of 16 channels.
+// CHECK-LABEL: func.func @grouped(
+// CHECK:         df.conv2d_nchwc %{{.*}}, %{{.*}} {pads = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x4x4x16xf32>, tensor<4x1x3x3x16x16xf32>) -> tensor<1x4x4x4x16xf32>
+func.func @grouped(%x: tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32> {
+  %w = df.constant dense<0.5> : tensor<64x16x3x3xf32>
+  %c = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x64x4x4xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x4x4xf32>
+  func.return %c : tensor<1x64x4x4xf32>
+}
+
+// -----
+
 // Left as they are: 16 outputs of 3 channels (fewer than a tile's 64), a filter
-// that is an argument, two groups, a dilation, float64, a 1x1 of an NCHW input, 32
+// that is an argument, two groups of 2 blocks each, a dilation, float64, a 1x1 of an NCHW input, 32
 // outputs.
 // CHECK-LABEL: func.func @unchanged(
 // CHECK-NOT:     df.conv2d_nchwc

@@ -438,7 +438,7 @@ func.func @conv2d_nchwc_block(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x8x8
 
 // -----
 
-// CHECK: {{^}}df.conv2d_nchwc: filter 3x4x3x3x16x16 reads 4 blocks of input channels, input 1x2x5x5x16 has 2{{$}}
+// CHECK: {{^}}df.conv2d_nchwc: input 1x2x5x5x16 has 2 blocks but filter 3x4x3x3x16x16 expects 4{{$}}
 func.func @conv2d_nchwc_channels(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x4x3x3x16x16xf32>) {
   %0 = df.conv2d_nchwc %x, %w : (tensor<1x2x5x5x16xf32>, tensor<3x4x3x3x16x16xf32>) -> tensor<1x3x3x3x16xf32>
   func.return
@@ -449,5 +449,13 @@ func.func @conv2d_nchwc_channels(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x4x3x3x
 // CHECK: {{^}}df.conv2d_nchwc: bias tensor<32xf32> must be a vector of 48 f32 (one per output channel){{$}}
 func.func @conv2d_nchwc_bias(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x16x16xf32>, %b: tensor<32xf32>) {
   %0 = df.conv2d_nchwc %x, %w, %b : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x16x16xf32>, tensor<32xf32>) -> tensor<1x3x3x3x16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.conv2d_nchwc: filter 3x1x3x3x16x16 has 3 output blocks, not divisible by 2 groups{{$}}
+func.func @conv2d_nchwc_groups(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x1x3x3x16x16xf32>) {
+  %0 = df.conv2d_nchwc %x, %w {groups = 2 : i64} : (tensor<1x2x5x5x16xf32>, tensor<3x1x3x3x16x16xf32>) -> tensor<1x3x3x3x16xf32>
   func.return
 }
