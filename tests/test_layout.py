@@ -110,8 +110,8 @@ def _network(graph: Graph, x: Tensor) -> dict[str, Tensor]:
 
 def test_the_pass_keeps_the_programs_results() -> None:
     """The interpreter gives the program's results after `df-layout`: it blocks the
-    two 3x3 convolutions, the 1x1 after them, their elementwise ops; not the 1x1 of
-    the pool's NCHW output, nor the concatenation of the two."""
+    two 3x3 convolutions, the 1x1 after them, their elementwise ops, the pool, the 1x1
+    of it and the concatenation; not the mean."""
     x = normal(np.random.default_rng(4), (1, 64, 8, 6), "f32")
     graph = Graph("main")
     results = _network(graph, graph.input("x", x.shape, "f32"))
@@ -120,7 +120,9 @@ def test_the_pass_keeps_the_programs_results() -> None:
     expected = run_function(module, "main", [x])
     apply_pipeline(module, "df-layout")
     text = str(module)
-    assert text.count("df.conv2d_nchwc") == 3 and text.count("df.conv2d ") == 1
+    assert text.count("df.conv2d_nchwc") == 4 and "df.conv2d " not in text
+    assert "df.max_pool2d_nchwc" in text
+    assert "-> tensor<1x4x4x3x16xf32>" in text  # the concatenation, blocked
     for got, want in zip(run_function(module, "main", [x]), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
@@ -193,6 +195,26 @@ def test_grouped_convolutions_in_whole_blocks(case: Any, tmp_path: Path) -> None
     check(tmp_path, [x], body, f32_atol=1e-4)
     source = next(tmp_path.glob("*.ll")).read_text()
     assert ("conv_nchwc" in source, ".spread" in source) == (blocked, spread)
+
+
+def test_generated_nchwc_pools_match_the_interpreter(tmp_path: Path) -> None:
+    """A ResNet stem's max pool (3x3 of stride 2, padded) and an average pool (3x3 of
+    stride 1, padded: the corners count 4 taps) of a blocked convolution, each with a
+    fused rest, generated (`NchwcPool`); a NaN in the input stays in its windows."""
+    rng = np.random.default_rng(9)
+    x = normal(rng, (1, 3, 13, 11), "f32")
+    x[0, 1, 4, 4] = np.nan
+    w = normal(rng, (64, 3, 7, 7), "f32", 0.3)
+
+    def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+        y = dflow.conv2d(x, graph.constant(w), strides=(2, 2), pads=(3, 3, 3, 3)).relu()
+        m = dflow.max_pool2d(y, kernel=(3, 3), strides=(2, 2), pads=(1, 1, 1, 1))
+        a = dflow.avg_pool2d(y, kernel=(3, 3), pads=(1, 1, 1, 1))
+        return {"max": m + 1.0, "mean": a * 2.0}
+
+    check(tmp_path, [x], body, f32_atol=1e-4)
+    source = next(tmp_path.glob("*.ll")).read_text()
+    assert "max_pool_nchwc" in source and "avg_pool_nchwc" in source
 
 
 def test_the_tile_is_vector_fmas() -> None:

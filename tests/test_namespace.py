@@ -54,6 +54,8 @@ def test_a_users_modules_do_not_shadow_dflow(tmp_path: Path) -> None:
 
 WITHOUT_FUNCTION: dict[str, str] = {
     "df.conv2d_nchwc": "made by df-layout in the lowering, from a df.conv2d",
+    "df.max_pool2d_nchwc": "made by df-layout in the lowering, from a df.max_pool2d",
+    "df.avg_pool2d_nchwc": "made by df-layout in the lowering, from a df.avg_pool2d",
     "df.send": "made by df-partition between the parts of a partitioned function",
     "df.recv": "made by df-partition between the parts of a partitioned function",
     "df.fused": "made by df-fuse in the lowering, around a fusion group",

@@ -89,6 +89,8 @@ WITHOUT_GRADIENT: dict[str, str] = {
     "df.max_pool2d_grad": "a gradient op: df-autodiff makes it and takes no second derivative",
     "df.avg_pool2d_grad": "a gradient op: df-autodiff makes it and takes no second derivative",
     "df.conv2d_nchwc": "made by df-layout, in the lowering",
+    "df.max_pool2d_nchwc": "made by df-layout, in the lowering",
+    "df.avg_pool2d_nchwc": "made by df-layout, in the lowering",
     "df.send": "made by df-partition, after differentiation",
     "df.recv": "made by df-partition, after differentiation",
     "df.fused": "made by df-fuse, in the lowering",

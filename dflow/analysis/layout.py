@@ -7,7 +7,8 @@ or of a blocked input, computes in it from its (reordered) input; an elementwise
 with a blocked operand stays in it when each other operand can follow
 (`operand_kind`): blocked itself, a constant (packed at compile time), broadcast
 along the channels (reshaped, no copy), or a 4-D value with the channels (reordered
-once); a channel concatenation of blocked values too. The choice goes forward in
+once); a channel concatenation of blocked values, and a max or average pool of
+one, too. The choice goes forward in
 program order, so a value is blocked only where a blocked producer feeds it: the
 reorders are at the edges of each chain.
 """
@@ -23,7 +24,7 @@ from xdsl.ir import Operation, SSAValue
 
 from dflow.dialects.df.annotations import DEVICE
 from dflow.dialects.df.constant import ConstantOp
-from dflow.dialects.df.nn import Conv2DOp
+from dflow.dialects.df.nn import AvgPool2DOp, Conv2DOp, MaxPool2DOp
 from dflow.dialects.df.shape_ops import ConcatOp
 from dflow.dialects.df.traits import Elementwise
 from dflow.dialects.df.types import shape_of, static_tensor
@@ -126,7 +127,7 @@ class Layout:
     def follows(self, op: Operation) -> bool:
         """Whether `op` computes in NCHWc: a convertible convolution (a 1x1 one only of
         a blocked input), an elementwise op of a blocked operand whose others can
-        follow, or a channel concatenation of blocked values.
+        follow, a channel concatenation of blocked values, or a pool of one.
 
         A 1x1 convolution does 2 C flops per output element, so reorders around it
         cost as much as the layout gains: blocking MobileNet-V2's and
@@ -138,15 +139,20 @@ class Layout:
         1.19x."""
         if convertible_conv(op, self.block):
             assert isinstance(op, Conv2DOp)
-            if op.input in self.blocked:
-                return True
             filter = shape_of(op.filter.type)
-            return filter[2:] != (1, 1) and filter[0] >= TILE_BLOCKS * self.block
+            starts = filter[2:] != (1, 1) and filter[0] >= TILE_BLOCKS * self.block
+            return starts or op.input in self.blocked
         if on_gpu(op) or len(op.results) != 1 or not _is_nchw(op.results[0], self.block):
             return False
         if isinstance(op, ConcatOp):
             return op.axis_value == 1 and all(v in self.blocked for v in op.operands)
-        if not op.has_trait(Elementwise) or not any(v in self.blocked for v in op.operands):
+        if isinstance(op, MaxPool2DOp | AvgPool2DOp):
+            return op.input in self.blocked
+        return op.has_trait(Elementwise) and self.elementwise_follows(op)
+
+    def elementwise_follows(self, op: Operation) -> bool:
+        """An elementwise op with a blocked operand, whose others can follow."""
+        if not any(v in self.blocked for v in op.operands):
             return False
         return all(self.operand_kind(v) is not None for v in op.operands)
 

@@ -9,8 +9,9 @@ becomes a `df.conv2d_nchwc` of its input reordered into `[N, C/b, H, W, b]` and 
 filter packed at compile time into `[O/b, C/b, KH, KW, b, b]` (a new constant, never
 a reorder per call); an input whose channels are not a multiple of the block (an
 image's 3) is read as `[N, C, H, W, 1]`, a reshape, and the filter packed as `[O/b,
-C, KH, KW, 1, b]`. The elementwise ops and channel concatenations after it follow on
-the 5-D values; a constant operand is packed at compile time, one broadcast along
+C, KH, KW, 1, b]`. The elementwise ops, channel concatenations and pools after it
+follow on the 5-D values (`df.max_pool2d_nchwc`, `df.avg_pool2d_nchwc`); a constant
+operand is packed at compile time, one broadcast along
 the channels reshaped, any other 4-D operand reordered. A blocked value read by an
 op that stays NCHW, or returned, is reordered back once, where it is made. A reorder
 is `df.reshape` and `df.transpose`:
@@ -40,7 +41,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from dflow.analysis.layout import Layout, OperandKind, choose_layout, input_block
 from dflow.dialects.df.arrays import from_array, to_array
 from dflow.dialects.df.constant import ConstantOp
-from dflow.dialects.df.nn import Conv2DNchwcOp, Conv2DOp
+from dflow.dialects.df.nn import (
+    AvgPool2DNchwcOp,
+    AvgPool2DOp,
+    Conv2DNchwcOp,
+    Conv2DOp,
+    MaxPool2DNchwcOp,
+    MaxPool2DOp,
+)
 from dflow.dialects.df.reference import to_nchwc, to_oihw_io
 from dflow.dialects.df.shape_ops import ConcatOp, ReshapeOp, TransposeOp
 from dflow.dialects.df.types import shape_of, static_tensor
@@ -132,6 +140,10 @@ class _Rewrite:
         """`op`'s NCHWc twin, built from its operands' blocked values."""
         if isinstance(op, Conv2DOp):
             return self.blocked_conv(op)
+        if isinstance(op, MaxPool2DOp | AvgPool2DOp):
+            pool = MaxPool2DNchwcOp if isinstance(op, MaxPool2DOp) else AvgPool2DNchwcOp
+            window = {"strides": op.stride_values, "pads": op.pad_values}
+            return pool(self.twins[op.input], kernel=op.kernel_values, **window)
         operands = [self.to_blocked(v, op) for v in op.operands]
         result = static_tensor(op.results[0].type)
         if isinstance(op, ConcatOp):

@@ -2,9 +2,10 @@
 
 `generate(seed)` builds a verified `@main` over every op family of the dialect
 (elementwise, compare, select, cast, addn, matmul with transposes and batches,
-conv2d with its gradients, conv2d_nchwc, pools with theirs, transpose, reshape, broadcast_to,
-reductions, softmax, layer_norm, concat, slice, constants) on values whose shapes broadcast
-to one base shape `A x B`, where either size may be 0 or 1; one main element type
+conv2d with its gradients, conv2d_nchwc, pools with theirs and of NCHWc, transpose,
+reshape, broadcast_to, reductions, softmax, layer_norm, concat, slice, constants) on
+values whose shapes broadcast to one base shape `A x B`, where either size may be 0
+or 1; one main element type
 (f32, f64, i32, i64 or i1) with casts to the others and to the narrow types (f16,
 bf16, i8, i16, ui8, ui16, ui32, ui64), whose values then flow on through the ops
 that take any type (select, casts, data movement). Like real programs, it leaves
@@ -589,8 +590,20 @@ def _conv_nchwc(builder: _Builder, image: Tensor) -> Tensor:
     return out.sum([0, 1, 4])
 
 
+def _pool_nchwc(builder: _Builder, image: Tensor) -> Tensor:
+    """A 2x2 pool of NCHWc of blocks of one channel, stride 1, padded to keep the size."""
+    a, b = builder.base
+    options: dict[str, Any] = {"kernel": (2, 2), "pads": (0, 0, 1, 1)}
+    blocked = image.reshape((1, 1, a, b, 1)).value
+    pool = df.MaxPool2DNchwcOp if builder.chance(0.5) else df.AvgPool2DNchwcOp
+    return image.graph.emit(pool(blocked, **options)).reshape((a, b))
+
+
 def _pool(builder: _Builder, image: Tensor) -> Tensor:
-    """A 2x2 pool of stride 1 padded to keep the size, or its gradient."""
+    """A 2x2 pool of stride 1 padded to keep the size, or its gradient; or one of
+    NCHWc."""
+    if builder.chance(0.25):
+        return _pool_nchwc(builder, image)
     a, b = builder.base
     options: dict[str, Any] = {"kernel": (2, 2), "pads": (0, 0, 1, 1)}
     kind = int(builder.rng.integers(4))

@@ -35,6 +35,7 @@ from dflow.backend.llvm.epilogue import Elementwise, fusable
 from dflow.backend.llvm.library import (
     direct_convolution,
     direct_nchwc,
+    direct_nchwc_pool,
     direct_pool,
     library_routine,
     print_convolution,
@@ -283,7 +284,9 @@ class KernelPrinter:
         (`library.py`); none where the calls are made from Python."""
         if self.calls_made:
             return
-        conv = direct_convolution(op) or direct_pool(op) or direct_nchwc(op)
+        conv = (
+            direct_convolution(op) or direct_pool(op) or direct_nchwc(op) or direct_nchwc_pool(op)
+        )
         if conv is not None:
             rest = fusable(op, conv)
             if rest is None:

@@ -14,7 +14,8 @@ numba and llvm targets call the same code.
 `direct_convolution`), and `@dflow_max_pool2d_f32` and `@dflow_avg_pool2d_f32`
 (`direct_pool`), call a direct convolution or pool generated for their shapes
 (`convolution.py`), defined in the kernel's unit; `@dflow_conv2d_nchwc[_bias]_f32` of
-block 16 the blocked convolution (`nchwc.py`, `direct_nchwc`). Other routines (integer products,
+block 16 the blocked convolution and `@dflow_{max,avg}_pool2d_nchwc_f32` the blocked
+pools (`nchwc.py`, `direct_nchwc`, `direct_nchwc_pool`). Other routines (integer products,
 dilated convolutions, pools of float64, gradients, indexing) are refused:
 such a kernel makes its calls from Python (`program.py`).
 """
@@ -30,7 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Attribute, SSAValue
 
 from dflow.backend.llvm.convolution import DECLARATIONS, DirectConv
-from dflow.backend.llvm.nchwc import BLOCK, GeneratedConvolution, NchwcConv
+from dflow.backend.llvm.nchwc import BLOCK, GeneratedConvolution, NchwcConv, NchwcPool
 from dflow.lowering.kernels.names import LIBRARY_PREFIX
 
 if TYPE_CHECKING:
@@ -111,6 +112,20 @@ def direct_pool(op: func.CallOp) -> DirectConv | None:
     return DirectConv(
         n, c, h, w, c, kh, kw, top, left, bottom, right, False, sh, sw, pool=True, average=average
     )
+
+
+def direct_nchwc_pool(op: func.CallOp) -> NchwcPool | None:
+    """The generated NCHWc pool (`nchwc.py`) of a `max_pool2d_nchwc` or
+    `avg_pool2d_nchwc` call of float32 and block 16, else None."""
+    callee = op.callee.root_reference.data.removeprefix(LIBRARY_PREFIX)
+    if callee not in ("max_pool2d_nchwc_f32", "avg_pool2d_nchwc_f32"):
+        return None
+    kh, kw, sh, sw, top, left, bottom, right = (_integer(v) for v in op.arguments[2:])
+    n, cb, h, w, block = _shape(op.arguments[0])
+    if block != BLOCK:
+        return None
+    average = callee == "avg_pool2d_nchwc_f32"
+    return NchwcPool(n, cb, h, w, kh, kw, top, left, bottom, right, sh, sw, average)
 
 
 def direct_nchwc(op: func.CallOp) -> NchwcConv | None:

@@ -496,5 +496,168 @@ class _Driver:
         return [*lines, f"  br label %{label}.done", f"{label}.done:"]
 
 
-GeneratedConvolution = DirectConv | NchwcConv
+NEGATIVE_INFINITY = "0xFFF0000000000000"
+
+
+@dataclass(frozen=True)
+class NchwcPool:
+    """A max or average pool of NCHWc `[N, CB, H, W, 16]`: each output pixel's 16
+    channels one vector, its window's taps inside the input loaded and combined (a
+    NaN-propagating maximum, or a sum divided by the taps inside: `df.avg_pool2d`
+    counts no padding), no padded copy. The maximum takes a tap's input where it is
+    greater or NaN, as `DirectConv`'s pools (NumPy's)."""
+
+    n: int
+    cb: int
+    h: int
+    w: int
+    kh: int
+    kw: int
+    top: int
+    left: int
+    bottom: int
+    right: int
+    sh: int = 1
+    sw: int = 1
+    average: bool = False
+    fused: str = ""
+    """The kernel whose elementwise rest runs on each output row (as `DirectConv`'s)."""
+    buffers: int = 0
+
+    pool: ClassVar[bool] = True
+    bias: ClassVar[bool] = False
+
+    @property
+    def k(self) -> int:
+        return self.cb * BLOCK
+
+    @property
+    def out(self) -> tuple[int, int]:
+        oh = (self.h + self.top + self.bottom - self.kh) // self.sh + 1
+        ow = (self.w + self.left + self.right - self.kw) // self.sw + 1
+        return oh, ow
+
+    @property
+    def name(self) -> str:
+        kind = "avg_pool_nchwc" if self.average else "max_pool_nchwc"
+        shapes = f"{self.n}x{self.cb}x{self.h}x{self.w}x16.{self.kh}x{self.kw}"
+        pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
+        return f"{self.fused or 'dflow'}.{kind}.{shapes}.p{pads}.s{self.sh}.{self.sw}"
+
+    def definition(self) -> str:
+        """`void @<name>(ptr x, ptr y, [ptr e<i>...])`, internal to its module."""
+        names = ["x", "y", *(f"e{i}" for i in range(self.buffers))]
+        parameters = ", ".join(f"ptr %{name}" for name in names)
+        oh, _ = self.out
+        start = "zeroinitializer" if self.average else f"splat (float {NEGATIVE_INFINITY})"
+        lines = [
+            f'define internal void @"{self.name}"({parameters}) {{',
+            "entry:",
+            "  %acc = alloca <16 x float>, align 64",
+            f"  %acc.start = bitcast <16 x float> {start} to <16 x float>",
+            *_loop(
+                "plane",
+                str(self.n * self.cb),
+                lambda plane: _loop("oy", str(oh), lambda oy: self.row(plane, oy)),
+            ),
+            "  ret void",
+            "}",
+        ]
+        return "\n".join(lines)
+
+    def row(self, plane: str, oy: str) -> list[str]:
+        """Output row `oy` of a plane (an image's block of channels)."""
+        oh, ow = self.out
+        lines = [
+            *_window_range("i", oy, self.sh, self.top, self.h, self.kh),
+            f"  %row.plane = mul i64 {plane}, {oh}",
+            "  %row.at = add i64 %row.plane, " + oy,
+            f"  %row.first = mul i64 %row.at, {ow * BLOCK}",
+            f"  %in.plane = mul i64 {plane}, {self.h * self.w * BLOCK}",
+            *_loop("ox", str(ow), self.pixel),
+        ]
+        if self.fused:
+            buffers = "".join(f"ptr %e{i}, " for i in range(self.buffers))
+            lines += [
+                f"  %row.end = add i64 %row.first, {ow * BLOCK}",
+                f'  call void @"{self.fused}.elementwise"({buffers}i64 %row.first, i64 %row.end)',
+            ]
+        return lines
+
+    def pixel(self, ox: str) -> list[str]:
+        combine = "fadd" if self.average else "maximum"
+        lines = [
+            *_window_range("j", ox, self.sw, self.left, self.w, self.kw),
+            "  store <16 x float> %acc.start, ptr %acc, align 64",
+            *_loop(
+                "ti",
+                "%i.count",
+                lambda ti: _loop("tj", "%j.count", lambda tj: self.tap(ti, tj, combine)),
+            ),
+            "  %pooled = load <16 x float>, ptr %acc, align 64",
+        ]
+        value = "%pooled"
+        if self.average:
+            lines += [
+                "  %taps = mul i64 %i.count, %j.count",
+                "  %taps.f = uitofp i64 %taps to float",
+                "  %taps.i = insertelement <16 x float> poison, float %taps.f, i64 0",
+                "  %taps.v = shufflevector <16 x float> %taps.i, <16 x float> poison, "
+                "<16 x i32> zeroinitializer",
+                "  %mean = fdiv <16 x float> %pooled, %taps.v",
+            ]
+            value = "%mean"
+        return [
+            *lines,
+            f"  %out.q = mul i64 {ox}, {BLOCK}",
+            "  %out.at = add i64 %row.first, %out.q",
+            "  %out = getelementptr float, ptr %y, i64 %out.at",
+            f"  store <16 x float> {value}, ptr %out, align 4",
+        ]
+
+    def tap(self, ti: str, tj: str, combine: str) -> list[str]:
+        """Tap `(i0 + ti, j0 + tj)` of the window, combined into `%acc`."""
+        steps = (
+            ["  %acc.next = fadd <16 x float> %acc.v, %tap.v"]
+            if combine == "fadd"
+            else [
+                "  %tap.gt = fcmp ogt <16 x float> %tap.v, %acc.v",
+                "  %tap.nan = fcmp uno <16 x float> %tap.v, %tap.v",
+                "  %tap.takes = or <16 x i1> %tap.gt, %tap.nan",
+                "  %acc.next = select <16 x i1> %tap.takes, <16 x float> %tap.v, "
+                "<16 x float> %acc.v",
+            ]
+        )
+        return [
+            f"  %tap.i = add i64 %i.first, {ti}",
+            f"  %tap.j = add i64 %j.first, {tj}",
+            f"  %tap.row = mul i64 %tap.i, {self.w * BLOCK}",
+            f"  %tap.col = mul i64 %tap.j, {BLOCK}",
+            "  %tap.off = add i64 %tap.row, %tap.col",
+            "  %tap.at = add i64 %tap.off, %in.plane",
+            "  %tap.p = getelementptr float, ptr %x, i64 %tap.at",
+            "  %tap.v = load <16 x float>, ptr %tap.p, align 4",
+            "  %acc.v = load <16 x float>, ptr %acc, align 64",
+            *steps,
+            "  store <16 x float> %acc.next, ptr %acc, align 64",
+        ]
+
+
+def _window_range(axis: str, out: str, stride: int, before: int, size: int, taps: int) -> list[str]:
+    """Of output position `out`, the first input position its window reads inside the
+    input (`%<axis>.first`) and how many (`%<axis>.count`, at least one: pads are
+    smaller than the window)."""
+    return [
+        f"  %{axis}.start = mul i64 {out}, {stride}",
+        f"  %{axis}.signed = sub i64 %{axis}.start, {before}",
+        f"  %{axis}.neg = icmp slt i64 %{axis}.signed, 0",
+        f"  %{axis}.first = select i1 %{axis}.neg, i64 0, i64 %{axis}.signed",
+        f"  %{axis}.stop = add i64 %{axis}.signed, {taps}",
+        f"  %{axis}.over = icmp sgt i64 %{axis}.stop, {size}",
+        f"  %{axis}.end = select i1 %{axis}.over, i64 {size}, i64 %{axis}.stop",
+        f"  %{axis}.count = sub i64 %{axis}.end, %{axis}.first",
+    ]
+
+
+GeneratedConvolution = DirectConv | NchwcConv | NchwcPool
 """A convolution or pool a kernel's library call becomes (`library.py`)."""

@@ -1,7 +1,8 @@
 """What the numba target's devices can run, and placement for it.
 
 Every `df` op runs on a CPU. On a GPU, every op but the gradients of convolutions
-and pools and the blocked convolution (`df.conv2d_nchwc`): their CUDA library
+and pools and the blocked ops of `df-layout` (`df.conv2d_nchwc`, the NCHWc pools):
+their CUDA library
 routines are not written yet (`runtime/library/gpu.py`), so placement keeps them on
 a CPU. Change `GPU_PENDING`, not the placer, when the CUDA library learns an op.
 
@@ -18,15 +19,25 @@ from xdsl.ir import Operation
 from dflow.dialects.devices import DeviceCapabilities
 from dflow.dialects.df.nn import (
     AvgPool2DGradOp,
+    AvgPool2DNchwcOp,
     Conv2DGradFilterOp,
     Conv2DGradInputOp,
     Conv2DNchwcOp,
     MaxPool2DGradOp,
+    MaxPool2DNchwcOp,
 )
 from dflow.transforms.placement import PlaceDevicesPass
 
 GPU_PENDING: frozenset[type[Operation]] = frozenset(
-    {Conv2DGradInputOp, Conv2DGradFilterOp, Conv2DNchwcOp, MaxPool2DGradOp, AvgPool2DGradOp}
+    {
+        Conv2DGradInputOp,
+        Conv2DGradFilterOp,
+        Conv2DNchwcOp,
+        MaxPool2DGradOp,
+        AvgPool2DGradOp,
+        MaxPool2DNchwcOp,
+        AvgPool2DNchwcOp,
+    }
 )
 """Ops the CUDA lowering does not generate yet; they run on the CPU."""
 

@@ -500,6 +500,76 @@ class AvgPool2DOp(Pool2DOp):
     POOL = staticmethod(reference.avg_pool2d)
 
 
+class Pool2DNchwcOp(PoolingOp, HasSemantics, abc.ABC):
+    """2-D pooling over NCHWc `[N, C/b, H, W, b]` (the layout `df-layout` chooses):
+    its NCHW op's windows over axes 2 and 3, each channel of a block apart."""
+
+    POOL: ClassVar[Callable[..., Any]]
+    """The NCHW op's semantics (`reference.py`), applied to the unblocked input."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        result = self.infer_type(_type(input), kernel, strides, pads)
+        super().__init__(
+            operands=[input],
+            result_types=[result],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    @staticmethod
+    def infer_type(
+        input: Attribute, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+    ) -> TensorType:
+        element = common_element((input,))
+        require_elements("operand", element, FLOATS)
+        shape = shape_of(input)
+        if len(shape) != 5:
+            raise ShapeError(f"input {shapes.format_shape(shape)} must be 5-D (NCHWc)")
+        n, c, oh, ow = shapes.pool2d((*shape[:2], *shape[2:4]), kernel, strides, pads)
+        return TensorType(element, (n, c, oh, ow, shape[4]))
+
+    def verify_types(self) -> None:
+        expected = self.infer_type(
+            self.input.type, self.kernel_values, self.stride_values, self.pad_values
+        )
+        require_result(self.result.type, expected, [self.input.type])
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        shape = shape_of(self.result.type)
+        plain = reference.from_nchwc(inputs[0])
+        pooled = self.POOL(
+            plain, self.kernel_values, self.stride_values, self.pad_values, shape[2:4]
+        )
+        return reference.to_nchwc(pooled, shape[4])
+
+
+@irdl_op_definition
+class MaxPool2DNchwcOp(Pool2DNchwcOp):
+    """`df.max_pool2d` of NCHWc."""
+
+    name = "df.max_pool2d_nchwc"
+    POOL = staticmethod(reference.max_pool2d)
+
+
+@irdl_op_definition
+class AvgPool2DNchwcOp(Pool2DNchwcOp):
+    """`df.avg_pool2d` of NCHWc (padding not counted)."""
+
+    name = "df.avg_pool2d_nchwc"
+    POOL = staticmethod(reference.avg_pool2d)
+
+
 @irdl_op_definition
 class MaxPool2DGradOp(PoolingOp, HasSemantics):
     """Gradient of max_pool2d: (input, d_output) → d_input.

@@ -127,6 +127,8 @@ _WINDOW_ROUTINES: dict[type[Operation], str] = {
     nn.Conv2DGradFilterOp: "conv2d_grad_filter",
     nn.MaxPool2DOp: "max_pool2d",
     nn.AvgPool2DOp: "avg_pool2d",
+    nn.MaxPool2DNchwcOp: "max_pool2d_nchwc",
+    nn.AvgPool2DNchwcOp: "avg_pool2d_nchwc",
     nn.MaxPool2DGradOp: "max_pool2d_grad",
     nn.AvgPool2DGradOp: "avg_pool2d_grad",
 }

@@ -513,6 +513,42 @@ def avg_pool2d(x, out, kh, kw, sh, sw, top, left, bottom, right):
 
 
 @_jit
+def _unblocked(x):
+    """NCHWc `[N, C/b, H, W, b]` as NCHW (a copy)."""
+    n, blocks, height, width, block = x.shape
+    plain = np.empty((n, blocks * block, height, width), x.dtype)
+    for c in range(blocks * block):
+        plain[:, c] = x[:, c // block, :, :, c % block]
+    return plain
+
+
+@_jit
+def _blocked_into(plain, out):
+    """NCHW `plain` into NCHWc `out`."""
+    block = out.shape[4]
+    for c in range(plain.shape[1]):
+        out[:, c // block, :, :, c % block] = plain[:, c]
+
+
+@_jit
+def max_pool2d_nchwc(x, out, kh, kw, sh, sw, top, left, bottom, right):
+    """`max_pool2d` of NCHWc, through NCHW copies (the llvm target generates it)."""
+    n, blocks, height, width, block = out.shape
+    plain = np.empty((n, blocks * block, height, width), out.dtype)
+    max_pool2d(_unblocked(x), plain, kh, kw, sh, sw, top, left, bottom, right)
+    _blocked_into(plain, out)
+
+
+@_jit
+def avg_pool2d_nchwc(x, out, kh, kw, sh, sw, top, left, bottom, right):
+    """`avg_pool2d` of NCHWc, through NCHW copies (the llvm target generates it)."""
+    n, blocks, height, width, block = out.shape
+    plain = np.empty((n, blocks * block, height, width), out.dtype)
+    avg_pool2d(_unblocked(x), plain, kh, kw, sh, sw, top, left, bottom, right)
+    _blocked_into(plain, out)
+
+
+@_jit
 def max_pool2d_grad(x, dy, out, kh, kw, sh, sw, top, left, bottom, right):
     """Each window's gradient to the first position (in tap order) of its maximum, or
     of its first NaN (as `np.argmax` picks); a maximum in the padding (-inf, when
@@ -684,6 +720,8 @@ _for_elements(
     conv2d_grad_filter=conv2d_grad_filter,
     max_pool2d=max_pool2d,
     avg_pool2d=avg_pool2d,
+    max_pool2d_nchwc=max_pool2d_nchwc,
+    avg_pool2d_nchwc=avg_pool2d_nchwc,
     max_pool2d_grad=max_pool2d_grad,
     avg_pool2d_grad=avg_pool2d_grad,
 )

@@ -58,14 +58,16 @@ func.func @chain(%x: tensor<1x16x4x4xf32>, %h: tensor<1x1x4x4xf32>, %k: tensor<f
 
 // -----
 
-// A blocked value an NCHW op reads and the return too: reordered back once. The
-// pool stays NCHW, and so does the exp after it (no blocked operand).
+// A blocked value the return reads: reordered back once, where it is made. The
+// pool of it and the exp after that stay blocked.
 // CHECK-LABEL: func.func @pool_after(
 // CHECK:         %[[C:.*]] = df.conv2d_nchwc
 // CHECK-NEXT:    %[[T:.*]] = df.transpose %[[C]]
 // CHECK-NEXT:    %c = df.reshape %[[T]] : (tensor<1x4x16x4x4xf32>) -> tensor<1x64x4x4xf32>
-// CHECK-NEXT:    %p = df.max_pool2d %c
-// CHECK-NEXT:    %e = df.exp %p : (tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
+// CHECK-NEXT:    %[[P:.*]] = df.max_pool2d_nchwc %[[C]] {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4x16xf32>) -> tensor<1x4x2x2x16xf32>
+// CHECK-NEXT:    %[[E:.*]] = df.exp %[[P]] : (tensor<1x4x2x2x16xf32>) -> tensor<1x4x2x2x16xf32>
+// CHECK-NEXT:    %[[U:.*]] = df.transpose %[[E]]
+// CHECK-NEXT:    %e = df.reshape %[[U]] : (tensor<1x4x16x2x2xf32>) -> tensor<1x64x2x2xf32>
 // CHECK-NEXT:    func.return %c, %e
 func.func @pool_after(%x: tensor<1x16x4x4xf32>) -> (tensor<1x64x4x4xf32>, tensor<1x64x2x2xf32>) {
   %w = df.constant dense<0.5> : tensor<64x16x3x3xf32>
@@ -73,6 +75,20 @@ func.func @pool_after(%x: tensor<1x16x4x4xf32>) -> (tensor<1x64x4x4xf32>, tensor
   %p = df.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x64x4x4xf32>) -> tensor<1x64x2x2xf32>
   %e = df.exp %p : (tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32>
   func.return %c, %e : tensor<1x64x4x4xf32>, tensor<1x64x2x2xf32>
+}
+
+// -----
+
+// An average pool stays blocked too; one of an NCHW value stays NCHW.
+// CHECK-LABEL: func.func @pools(
+// CHECK:         df.avg_pool2d_nchwc %{{.*}} {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x4x16xf32>) -> tensor<1x4x2x2x16xf32>
+// CHECK:         df.avg_pool2d %x
+func.func @pools(%x: tensor<1x16x4x4xf32>) -> (tensor<1x64x2x2xf32>, tensor<1x16x2x2xf32>) {
+  %w = df.constant dense<0.5> : tensor<64x16x3x3xf32>
+  %c = df.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x4x4xf32>
+  %p = df.avg_pool2d %c {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x4x4xf32>) -> tensor<1x64x2x2xf32>
+  %q = df.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf32>) -> tensor<1x16x2x2xf32>
+  func.return %p, %q : tensor<1x64x2x2xf32>, tensor<1x16x2x2xf32>
 }
 
 // -----

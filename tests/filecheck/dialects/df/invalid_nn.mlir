@@ -459,3 +459,19 @@ func.func @conv2d_nchwc_groups(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x1x3x3x16
   %0 = df.conv2d_nchwc %x, %w {groups = 2 : i64} : (tensor<1x2x5x5x16xf32>, tensor<3x1x3x3x16x16xf32>) -> tensor<1x3x3x3x16xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}df.max_pool2d_nchwc: input 1x32x5x6 must be 5-D (NCHWc){{$}}
+func.func @max_pool2d_nchwc_rank(%x: tensor<1x32x5x6xf32>) {
+  %0 = "df.max_pool2d_nchwc"(%x) {kernel = array<i64: 2, 2>} : (tensor<1x32x5x6xf32>) -> tensor<1x32x4x5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.avg_pool2d_nchwc: pads [2, 2, 2, 2] must be smaller than the kernel [2, 2]{{$}}
+func.func @avg_pool2d_nchwc_pads(%x: tensor<1x2x5x6x16xf32>) {
+  %0 = df.avg_pool2d_nchwc %x {kernel = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>} : (tensor<1x2x5x6x16xf32>) -> tensor<1x2x8x9x16xf32>
+  func.return
+}

@@ -173,3 +173,12 @@ func.func @conv2d_nchwc(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x16x16xf32
   %y = df.conv2d_nchwc %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x16x16xf32>, tensor<48xf32>) -> tensor<1x3x3x3x16xf32>
   func.return %y : tensor<1x3x3x3x16xf32>
 }
+
+// CHECK-LABEL: func.func @pools_nchwc(
+// CHECK:         df.max_pool2d_nchwc %{{.*}} {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x6x16xf32>) -> tensor<1x2x3x3x16xf32>
+// CHECK:         df.avg_pool2d_nchwc %{{.*}} {kernel = array<i64: 2, 2>} : (tensor<1x2x5x6x16xf32>) -> tensor<1x2x4x5x16xf32>
+func.func @pools_nchwc(%x: tensor<1x2x5x6x16xf32>) -> (tensor<1x2x3x3x16xf32>, tensor<1x2x4x5x16xf32>) {
+  %m = df.max_pool2d_nchwc %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x6x16xf32>) -> tensor<1x2x3x3x16xf32>
+  %a = df.avg_pool2d_nchwc %x {kernel = array<i64: 2, 2>} : (tensor<1x2x5x6x16xf32>) -> tensor<1x2x4x5x16xf32>
+  func.return %m, %a : tensor<1x2x3x3x16xf32>, tensor<1x2x4x5x16xf32>
+}
