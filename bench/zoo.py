@@ -1,7 +1,7 @@
 """The model zoo (`tests/support/model_zoo.py`) through dflow, against ONNX Runtime and PyTorch.
 
     taskset -c 0 python bench/zoo.py [--models resnet18 bert ...] [--runs 10] [--rounds 3]
-                                     [--half]
+                                     [--half] [--batch 8]
 
 Per model, all from this run, in a fresh on-disk cache: the export's ONNX import
 (`dflow import`'s work), the lowering to device modules, the first call (the
@@ -11,7 +11,8 @@ intra-op and one inter-op thread) and PyTorch eager (`torch.set_num_threads(1)`,
 `no_grad`), in interleaved rounds of `--runs` calls each, best round kept, and the
 ratios dflow / peer (below 1: dflow is faster). With `--half`, each model is
 converted to float16 first (`module.half()`, a float16 input; checked within
-`model_zoo.HALF_STEPS` float16 steps). dflow's result is checked against
+`model_zoo.HALF_STEPS` float16 steps). With `--batch N`, the input holds N of the
+model's inputs (seeds 1 to N), the model exported for that batch. dflow's result is checked against
 ONNX Runtime's and PyTorch's first (the zoo's tolerance). One core: run under
 `taskset -c 0`; OpenBLAS gets one thread, as the peers do. The table printed is the
 README's zoo table.
@@ -34,6 +35,7 @@ os.environ["DFLOW_CACHE_DIR"] = str(WORK / "cache")
 os.environ["NUMBA_CACHE_DIR"] = str(WORK / "numba")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
+import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 from model_zoo import MODELS, ZooModel, assert_matches, assert_matches_half  # noqa: E402
@@ -43,11 +45,16 @@ import dflow  # noqa: E402
 from dflow.frontend.onnx import import_model  # noqa: E402
 
 
-def measure(entry: ZooModel, runs: int, rounds: int, half: bool) -> dict[str, float]:
+def measure(
+    entry: ZooModel, runs: int, rounds: int, half: bool, batch: int = 1
+) -> dict[str, float]:
     if half:
         module, x = entry.half(seed=1)
     else:
         module, x = entry.module(), entry.input(seed=1)
+    if batch > 1:
+        more = [entry.input(seed=seed).astype(x.dtype) for seed in range(2, batch + 1)]
+        x = np.concatenate([x, *more])
     model = entry.export(module, x)
     start = time.perf_counter()
     import_model(model)
@@ -86,6 +93,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--half", action="store_true", help="each model converted to float16")
+    parser.add_argument("--batch", type=int, default=1, help="inputs per call")
     arguments = parser.parse_args()
     torch.set_num_threads(1)
     header = (
@@ -98,7 +106,7 @@ def main() -> None:
         if entry.name not in arguments.models:
             continue
         try:
-            t = measure(entry, arguments.runs, arguments.rounds, arguments.half)
+            t = measure(entry, arguments.runs, arguments.rounds, arguments.half, arguments.batch)
         except Exception as error:  # a model that fails is a row saying why, not the end
             print(f"| {entry.name} | {entry.family} | failed: {type(error).__name__}: "
                   f"{str(error).splitlines()[0][:200]} |", flush=True)  # fmt: skip

@@ -195,8 +195,9 @@ def test_capability_keeps_conv_gradients_off_the_gpu(strategy: str) -> None:
 
 
 def test_capability_table() -> None:
-    """The numba target's GPUs lack the convolution and pool gradients (no CUDA
-    routine yet), its CPUs run every op; the pass without a target limits nothing."""
+    """The numba target's GPUs lack the convolution and pool gradients and the NCHWc
+    ops of `df-layout` (no CUDA routine yet), its CPUs run every op; the pass without
+    a target limits nothing."""
     _, dx, _ = conv_gradient_graph()
     grad = dx.value.owner
     assert isinstance(grad, Operation)
@@ -210,6 +211,9 @@ def test_capability_table() -> None:
         "df.conv2d_grad_filter",
         "df.max_pool2d_grad",
         "df.avg_pool2d_grad",
+        "df.conv2d_nchwc",
+        "df.max_pool2d_nchwc",
+        "df.avg_pool2d_nchwc",
     }
 
 
