@@ -9,7 +9,8 @@ per tap and input channel, `TILE_BLOCKS` vector loads of the filter and
 `TILE_PIXELS` broadcast inputs into `TILE_BLOCKS * TILE_PIXELS` FMAs: 10 loads for 24
 FMAs, and no lane idle whatever the plane's size (NCHW's positions in lanes computed
 63 positions for the 49 of a 7x7 plane). The pixels left over at a row's end make
-one narrower tile, the blocks left over one shallower.
+one narrower tile, the blocks left over one shallower; rows of 7 pixels take tiles
+of 3 blocks by 7 (`NchwcConv.tile_shape`).
 
 A padded input is copied once per image into a zeroed buffer (rows `W + left +
 right` pixels long), so every tap of every tile reads inside it. The input channels
@@ -39,6 +40,9 @@ TILE_BLOCKS = 4
 
 TILE_PIXELS = 6
 """Output pixels of a row per tile."""
+
+ROW_OF_SEVEN = 7
+"""The row width (ResNet's 7x7 planes) tiled 3 blocks by 7 pixels (`tile_shape`)."""
 
 CHUNK_BYTES = 1 << 18
 """The most bytes of filter one pass of a tile's blocks reads (a quarter of the L2)."""
@@ -112,6 +116,17 @@ class NchwcConv:
         return self.groups > 1 and self.group_blocks[1] == 1
 
     @property
+    def tile_shape(self) -> tuple[int, int]:
+        """Blocks and pixels of a whole tile: `TILE_BLOCKS` x `TILE_PIXELS`, but 3 x 7
+        for rows of 7 pixels (ResNet's last stage), where 4 x 6 leaves a tile of one
+        pixel per row: 109 against 99 GFLOP/s at 512 channels (one core, 2026-11-29;
+        4 x 7 spills, 2 x 7 ran at 91; rows of 14 ran best as 4 x 6). Groups of
+        several blocks keep whole tiles of `TILE_BLOCKS`."""
+        if self.out[1] == ROW_OF_SEVEN and (self.groups == 1 or self.spread):
+            return 3, ROW_OF_SEVEN
+        return TILE_BLOCKS, TILE_PIXELS
+
+    @property
     def supported(self) -> bool:
         """One group, a group per output block, or groups of whole tiles."""
         return self.groups == 1 or self.spread or self.group_blocks[1] % TILE_BLOCKS == 0
@@ -124,7 +139,7 @@ class NchwcConv:
     @property
     def chunk(self) -> int:
         """Input channel blocks per pass."""
-        per_block = TILE_BLOCKS * self.kh * self.kw * self.lanes * BLOCK * 4
+        per_block = self.tile_shape[0] * self.kh * self.kw * self.lanes * BLOCK * 4
         return max(1, min(self.group_blocks[0], CHUNK_BYTES // per_block))
 
     @property
@@ -142,10 +157,11 @@ class NchwcConv:
 
     def tiles(self) -> Iterator[Tile]:
         """Each tile shape used."""
-        blocks = {TILE_BLOCKS} if self.ob >= TILE_BLOCKS else set[int]()
-        blocks |= {self.ob % TILE_BLOCKS} - {0}
-        pixels = {TILE_PIXELS} if self.out[1] >= TILE_PIXELS else set[int]()
-        pixels |= {self.out[1] % TILE_PIXELS} - {0}
+        whole = self.tile_shape
+        blocks = {whole[0]} if self.ob >= whole[0] else set[int]()
+        blocks |= {self.ob % whole[0]} - {0}
+        pixels = {whole[1]} if self.out[1] >= whole[1] else set[int]()
+        pixels |= {self.out[1] % whole[1]} - {0}
         for j in sorted(blocks):
             for p in sorted(pixels):
                 yield self.tile(j, p)
@@ -358,9 +374,9 @@ class _Driver:
                 f"  %src.at = mul i64 {n}, {conv.cb * hp * wp * conv.lanes}",
                 "  %src = getelementptr float, ptr %x, i64 %src.at",
             ]
-        full, rest = divmod(conv.ob, TILE_BLOCKS)
+        full, rest = divmod(conv.ob, conv.tile_shape[0])
         if full:
-            lines += _loop("t", str(full), lambda t: self.blocks(n, t, TILE_BLOCKS, "t"))
+            lines += _loop("t", str(full), lambda t: self.blocks(n, t, conv.tile_shape[0], "t"))
         if rest:
             lines += self.blocks(n, str(full), rest, "u")
         return lines
@@ -388,7 +404,7 @@ class _Driver:
         ]
 
     def blocks(self, n: str, t: str, blocks: int, label: str) -> list[str]:
-        """The output blocks from `t * TILE_BLOCKS` (`blocks` of them): each pass over
+        """The output blocks from `t` whole tiles (`blocks` of them): each pass over
         a chunk of input blocks, all rows."""
         conv = self.conv
         oh, ow = conv.out
@@ -396,7 +412,7 @@ class _Driver:
         group_in, group_out = conv.group_blocks
         passes = -(-group_in // conv.chunk)
         lines = [
-            f"  %{label}.ob = mul i64 {t}, {TILE_BLOCKS}",
+            f"  %{label}.ob = mul i64 {t}, {conv.tile_shape[0]}",
             f"  %{label}.g = udiv i64 %{label}.ob, {group_out}",
             f"  %{label}.gx = mul i64 %{label}.g, {group_in * hp * wp * conv.lanes}",
             f"  %{label}.src = getelementptr float, ptr %src, i64 %{label}.gx",
@@ -441,7 +457,7 @@ class _Driver:
         conv = self.conv
         wp = conv.plane[1]
         ow = conv.out[1]
-        full, rest = divmod(ow, TILE_PIXELS)
+        full, rest = divmod(ow, conv.tile_shape[1])
         lines = [
             f"  %{label}.iy = mul i64 {oy}, {conv.sh * wp * conv.lanes}",
             f"  %{label}.xr = getelementptr float, ptr %{label}.x, i64 %{label}.iy",
@@ -450,7 +466,9 @@ class _Driver:
         ]
         if full:
             lines += _loop(
-                f"{label}.q", str(full), lambda q: self.tile(label, q, blocks, TILE_PIXELS, "q")
+                f"{label}.q",
+                str(full),
+                lambda q: self.tile(label, q, blocks, conv.tile_shape[1], "q"),
             )
         if rest:
             lines += self.tile(label, str(full), blocks, rest, "r")
@@ -464,9 +482,9 @@ class _Driver:
         name = conv.tile(blocks, pixels).name
         x_group = conv.group_blocks[0] * hp * wp * conv.lanes if conv.spread else 0
         return [
-            f"  {at}.xq = mul i64 {q}, {TILE_PIXELS * conv.sw * conv.lanes}",
+            f"  {at}.xq = mul i64 {q}, {conv.tile_shape[1] * conv.sw * conv.lanes}",
             f"  {at}.x = getelementptr float, ptr %{label}.xr, i64 {at}.xq",
-            f"  {at}.yq = mul i64 {q}, {TILE_PIXELS * BLOCK}",
+            f"  {at}.yq = mul i64 {q}, {conv.tile_shape[1] * BLOCK}",
             f"  {at}.y = getelementptr float, ptr %{label}.yr, i64 {at}.yq",
             f'  call void @"{name}"(ptr {at}.x, ptr %{label}.wp, ptr %{label}.bias, '
             f"ptr {at}.y, i64 %{label}.cbs, i1 %{label}.first, i64 {wp * conv.lanes}, "
