@@ -187,7 +187,9 @@ def blocked_call(
     s, p = conv.stride, conv.pad
     shapes = (conv.n, conv.c // lanes, conv.hw, conv.hw, conv.o // 16, conv.k, conv.k)
     blocked = NchwcConv(*shapes, p, p, p, p, False, s, s, lanes)
-    text = blocked.definition().replace(f'internal void @"{blocked.name}"', "void @conv")
+    tiles = [tile.definition() for tile in blocked.tiles()]
+    driver = blocked.definition().replace(f'internal void @"{blocked.name}"', "void @conv")
+    text = "\n".join([*tiles, driver])
     machine = llvm_jit.target_machine()
     code = llvm_jit.compile_object("\n".join([text, *DECLARATIONS]), machine)
     library = llvm_jit.library_of([code], machine)

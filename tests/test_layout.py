@@ -220,8 +220,8 @@ def test_generated_nchwc_pools_match_the_interpreter(tmp_path: Path) -> None:
 def test_the_tile_is_vector_fmas() -> None:
     """The tile's inner body is 16-lane FMAs of filter vectors and broadcast inputs:
     4 x 6 per input channel of a tap, no scalar arithmetic on floats."""
-    text = NchwcConv(1, 2, 8, 8, 4, 3, 3, 1, 1, 1, 1).definition()
-    tile = text.split('@"dflow.nchwc_tile.4x6.k3x3.s1.i16"', 1)[1].split("\n}\n", 1)[0]
+    tiles = {t.name: t for t in NchwcConv(1, 2, 8, 8, 4, 3, 3, 1, 1, 1, 1).tiles()}
+    tile = tiles["dflow.nchwc_tile.4x6.k3x3.s1.i16"].definition()
     assert tile.count("@llvm.fma.v16f32") == 16 * 4 * 6
     assert " fmul float" not in tile and " fadd float" not in tile
     seven = NchwcConv(1, 2, 7, 7, 4, 3, 3, 1, 1, 1, 1)  # rows of 7: 3 blocks by 7

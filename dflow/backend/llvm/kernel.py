@@ -162,6 +162,9 @@ class KernelPrinter:
     """Whether outer parallel loops are split over threads (`threads.py`)."""
     lines: list[str] = field(default_factory=list[str])
     chunks: list[list[str]] = field(default_factory=list[list[str]])
+    shared: dict[str, str] = field(default_factory=dict[str, str])
+    """Functions kernels share, by name (the NCHWc tiles): defined in units of their
+    own (`program.py`), declared in the kernel's."""
     """The functions printed after the kernel: of the loops split over threads, and
     of a convolution with its elementwise rest fused (`epilogue.py`)."""
     kernel: str = ""

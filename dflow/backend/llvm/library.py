@@ -154,6 +154,10 @@ def print_convolution(
     all its kernels, or after the kernel with its elementwise `rest`'s buffers),
     called."""
     printer.declarations.update(DECLARATIONS)
+    if isinstance(conv, NchwcConv):
+        for tile in conv.tiles():
+            printer.declarations.add(tile.declaration())
+            printer.shared[tile.name] = tile.definition()
     if conv.fused:
         printer.chunks.append(conv.definition().splitlines())
     else:

@@ -20,8 +20,10 @@ output. The fused elementwise rest (`epilogue.py`) runs on each output row of a 
 once its last pass has written it (16 x OW contiguous floats).
 
 The tile function takes its strides as arguments, so one is generated per tile
-shape, kernel size and stride, whatever the channels and the plane (the layers of a
-network share them).
+shape, kernel size and stride, whatever the channels and the plane: the layers of a
+network share them, each tile a unit of the module compiled once (DenseNet-201's 211
+copies, one in each kernel's unit, took 27 s of LLVM's time where 12 distinct tiles
+compile once; `program.py`).
 """
 
 from __future__ import annotations
@@ -167,10 +169,9 @@ class NchwcConv:
                 yield self.tile(j, p)
 
     def definition(self) -> str:
-        """The tile functions, then `void @<name>(ptr x, ptr w, [ptr bias,] ptr y,
-        [ptr e<i>...])`, internal to its module."""
-        tiles = [tile.definition() for tile in self.tiles()]
-        return "\n".join([*tiles, *_Driver(self).lines()])
+        """`void @<name>(ptr x, ptr w, [ptr bias,] ptr y, [ptr e<i>...])`, internal to
+        its module, calling the tile functions (`tiles`), defined apart."""
+        return "\n".join(_Driver(self).lines())
 
 
 @dataclass(frozen=True)
@@ -197,15 +198,20 @@ class Tile:
     def accumulators(self) -> list[tuple[int, int]]:
         return [(j, p) for j in range(self.blocks) for p in range(self.pixels)]
 
+    def declaration(self) -> str:
+        arguments = "ptr, ptr, ptr, ptr, i64, i1, i64, i64, i64, i64, i64"
+        return f'declare void @"{self.name}"({arguments})'
+
     def definition(self) -> str:
         """`void @<tile>(ptr x, ptr w, ptr bias, ptr y, i64 cbs, i1 first, i64 x_row,
-        i64 x_block, i64 w_block, i64 y_block, i64 x_group)`: the accumulators over
+        i64 x_block, i64 w_block, i64 y_block, i64 x_group)`, external (kernels share
+        it, `program.py`): the accumulators over
         `cbs` input blocks, each tap's inputs at `x + (c * x_block + i * x_row + (p *
         sw + j) * lanes)`, each output block's filter `w_block` floats after the last's
         and its output `y_block` floats after; started from `bias` (`first`) or from
         `y`."""
         lines = [
-            f'define internal void @"{self.name}"(ptr %x, ptr %w, ptr %bias, ptr %y, '
+            f'define void @"{self.name}"(ptr %x, ptr %w, ptr %bias, ptr %y, '
             "i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, i64 %y_block, "
             "i64 %x_group) {",
             "entry:",

@@ -272,7 +272,7 @@ class LlvmProgramPrinter(ModulePrinter):
         split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
         printer = KernelPrinter(declarations, parallel_loops=split, calls_made=calls_made)
         lines = printer.function(kernel, PLACEHOLDER)
-        return Printed(lines, declarations, len(kernel.args))
+        return Printed(lines, declarations, len(kernel.args), printer.shared)
 
     def add(self, symbol: str, printed: Printed) -> None:
         """Kernel `symbol`'s function, unless an earlier kernel's is the same (a
@@ -288,7 +288,7 @@ class LlvmProgramPrinter(ModulePrinter):
             line.replace(f'@"{PLACEHOLDER}"', f'@"{name}"').replace(f'"{PLACEHOLDER}.', f'"{name}.')
             for line in printed.lines
         ]
-        self.units[name] = Printed(lines, printed.declarations, printed.arity)
+        self.units[name] = Printed(lines, printed.declarations, printed.arity, printed.shared)
 
     def callee(self, symbol: str) -> str:
         """The LLVM function a launch of kernel `symbol` calls, as LLVM writes it."""
@@ -427,8 +427,9 @@ class LlvmProgramPrinter(ModulePrinter):
 
     def llvm(self) -> str:
         """The device's LLVM module, in units (`UNIT`) that compile and cache apart:
-        one per kernel (with the declarations and internal functions it calls), then
-        the host's (its segments and array entries, the kernels they call declared)."""
+        one per kernel (with the declarations and internal functions it calls), one
+        per function kernels share, then the host's (its segments and array entries,
+        the kernels they call declared)."""
         lines = [f"; dflow: the program of device {self.device} (emitted by the llvm target)"]
         for symbol, reason in self.refused.items():
             lines.append(f"; @{symbol} is the numba target's: {reason}")
@@ -438,6 +439,9 @@ class LlvmProgramPrinter(ModulePrinter):
         for name, unit in self.units.items():
             kernels = ", ".join(self.unit_kernels[name])
             lines += ["", f"{UNIT}{name}: {kernels}", *unit.lines, "", *sorted(unit.declarations)]
+        shared = {name: text for unit in self.units.values() for name, text in unit.shared.items()}
+        for name, text in sorted(shared.items()):
+            lines += ["", f"{UNIT}{name}: shared", text]
         return "\n".join([*lines, "", *self.host_unit()]) + "\n"
 
     def host_unit(self) -> list[str]:
@@ -466,11 +470,14 @@ class LlvmProgramPrinter(ModulePrinter):
 @dataclass(frozen=True)
 class Printed:
     """A kernel's LLVM function, what it declares and defines besides (intrinsics,
-    `vmath`'s functions, the threads' dispatcher), and its number of buffers."""
+    `vmath`'s functions, the threads' dispatcher), its number of buffers, and the
+    functions it calls that kernels share (`shared`, by name: the NCHWc tiles), each
+    a unit of its own, compiled once for the module (and cached once for all)."""
 
     lines: list[str]
     declarations: set[str]
     arity: int
+    shared: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def llvm_program_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:
