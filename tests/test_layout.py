@@ -22,6 +22,7 @@ from compiled_support import check, kernels_typed_as_declared, normal
 
 import dflow
 from dflow.backend.llvm.nchwc import NchwcConv
+from dflow.backend.llvm.program import SHARED_AFTER
 from dflow.dialects.df import reference
 from dflow.driver.compilation.compiler import lowering_pipeline
 from dflow.driver.loading.pipeline import apply_pipeline
@@ -215,6 +216,28 @@ def test_generated_nchwc_pools_match_the_interpreter(tmp_path: Path) -> None:
     check(tmp_path, [x], body, f32_atol=1e-4)
     source = next(tmp_path.glob("*.ll")).read_text()
     assert "max_pool_nchwc" in source and "avg_pool_nchwc" in source
+
+
+def test_tiles_many_kernels_call_are_compiled_once(tmp_path: Path) -> None:
+    """A tile that more than `SHARED_AFTER` kernel units call is a unit of its own
+    (DenseNet's 1x1 convolutions), one that few call a copy in each (the 3x3 here)."""
+    rng = np.random.default_rng(10)
+    x = normal(rng, (1, 64, 8, 8), "f32")
+    start = normal(rng, (64, 64, 3, 3), "f32", 0.1)
+    widths = [64 + 16 * i for i in range(SHARED_AFTER + 2)]
+    filters = [normal(rng, (o, c, 1, 1), "f32", 0.1) for c, o in itertools.pairwise(widths)]
+
+    def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
+        y = dflow.conv2d(x, graph.constant(start), pads=(1, 1, 1, 1))
+        for f in filters:
+            y = dflow.conv2d(y, graph.constant(f)).relu()
+        return {"y": y}
+
+    check(tmp_path, [x], body, f32_atol=1e-4)
+    source = next(tmp_path.glob("*.ll")).read_text()
+    assert "; ===== unit dflow.nchwc_tile.4x6.k1x1.s1.i16: shared" in source
+    assert 'define internal void @"dflow.nchwc_tile.4x6.k3x3.s1.i16"' in source
+    assert source.count('define void @"dflow.nchwc_tile.4x6.k1x1.s1.i16"') == 1
 
 
 def test_the_tile_is_vector_fmas() -> None:

@@ -32,6 +32,7 @@ they launch) and the numba kernels, so traces and profiles time both.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -428,20 +429,23 @@ class LlvmProgramPrinter(ModulePrinter):
     def llvm(self) -> str:
         """The device's LLVM module, in units (`UNIT`) that compile and cache apart:
         one per kernel (with the declarations and internal functions it calls), one
-        per function kernels share, then the host's (its segments and array entries,
-        the kernels they call declared)."""
+        per function many kernels share (`SHARED_AFTER`), then the host's (its
+        segments and array entries, the kernels they call declared)."""
         lines = [f"; dflow: the program of device {self.device} (emitted by the llvm target)"]
         for symbol, reason in self.refused.items():
             lines.append(f"; @{symbol} is the numba target's: {reason}")
         for symbol, epilogue in self.epilogues.items():
             rest = f", then its epilogue @{epilogue}" if epilogue else ""
             lines.append(f"; @{symbol} makes its library calls from Python{rest}")
+        uses = Counter(name for unit in self.units.values() for name in unit.shared)
+        apart = {name for name, count in uses.items() if count > SHARED_AFTER}
         for name, unit in self.units.items():
             kernels = ", ".join(self.unit_kernels[name])
-            lines += ["", f"{UNIT}{name}: {kernels}", *unit.lines, "", *sorted(unit.declarations)]
+            declarations = _with_local_copies(unit, apart)
+            lines += ["", f"{UNIT}{name}: {kernels}", *unit.lines, "", *declarations]
         shared = {name: text for unit in self.units.values() for name, text in unit.shared.items()}
-        for name, text in sorted(shared.items()):
-            lines += ["", f"{UNIT}{name}: shared", text]
+        for name in sorted(apart):
+            lines += ["", f"{UNIT}{name}: shared", shared[name]]
         return "\n".join([*lines, "", *self.host_unit()]) + "\n"
 
     def host_unit(self) -> list[str]:
@@ -467,12 +471,38 @@ class LlvmProgramPrinter(ModulePrinter):
         return lines
 
 
+SHARED_AFTER = 8
+"""A function kernels share (an NCHWc tile) that more kernel units than this call is a
+unit of its own, compiled once; called by fewer, each unit holds an internal copy.
+DenseNet-201's kernels called 12 tiles 211 times: with a copy in each unit its cold
+compile took 30.9 s, 11.7 s with every tile apart. But ResNet-18 ran 43 ms a call
+with its tiles apart against 33.5 ms with copies (one core, 2026-11-29); not from
+inlining (copies marked `noinline` ran as fast), nor the tile's strides as
+arguments (constants ran as slowly), nor its object (all tiles in one unit ran as
+slowly); the cause is not found."""
+
+
+def _with_local_copies(unit: Printed, apart: set[str]) -> list[str]:
+    """The unit's declarations, sorted, where each shared function that is not
+    `apart` is defined as an internal copy instead of declared."""
+    copies = {
+        f'declare void @"{name}"': text.replace("define void", "define internal void", 1)
+        for name, text in unit.shared.items()
+        if name not in apart
+    }
+    lines: list[str] = []
+    for declaration in sorted(unit.declarations):
+        head = declaration.partition("(")[0]
+        lines.append(copies.get(head, declaration))
+    return lines
+
+
 @dataclass(frozen=True)
 class Printed:
     """A kernel's LLVM function, what it declares and defines besides (intrinsics,
     `vmath`'s functions, the threads' dispatcher), its number of buffers, and the
-    functions it calls that kernels share (`shared`, by name: the NCHWc tiles), each
-    a unit of its own, compiled once for the module (and cached once for all)."""
+    functions it calls that kernels share (`shared`, by name: the NCHWc tiles; a unit
+    of their own where many kernels call them, `SHARED_AFTER`)."""
 
     lines: list[str]
     declarations: set[str]
