@@ -385,6 +385,7 @@ class KernelPrinter:
         return {
             math.RsqrtOp: self.rsqrt,
             arith.DivSIOp: self.signed_division,
+            arith.RemUIOp: self.unsigned_remainder,
             arith.MaximumfOp: lambda ty, operands: self.extremum("ogt", ty, operands),
             arith.MinimumfOp: lambda ty, operands: self.extremum("olt", ty, operands),
         }
@@ -413,6 +414,15 @@ class KernelPrinter:
         safe = self.let(f"select i1 {zero}, {ty} 1, {ty} {operands[1]}")
         quotient = self.let(f"sdiv {ty} {operands[0]}, {safe}")
         return f"select i1 {zero}, {ty} 0, {ty} {quotient}"
+
+    def unsigned_remainder(self, ty: str, operands: Sequence[str]) -> str:
+        """The remainder that gives 0 for a 0 divisor, as numba's `%` under NumPy's
+        error model (`urem` by 0 is undefined); an index's by a constant folds to one
+        `urem` (a reshape's copy computes its indices so)."""
+        zero = self.let(f"icmp eq {ty} {operands[1]}, 0")
+        safe = self.let(f"select i1 {zero}, {ty} 1, {ty} {operands[1]}")
+        remainder = self.let(f"urem {ty} {operands[0]}, {safe}")
+        return f"select i1 {zero}, {ty} 0, {ty} {remainder}"
 
     def memory(self, op: memref.LoadOp | memref.StoreOp) -> None:
         buffer = op.memref
