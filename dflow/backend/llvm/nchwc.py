@@ -94,9 +94,8 @@ class NchwcConv:
 
     @property
     def out(self) -> tuple[int, int]:
-        oh = (self.h + self.top + self.bottom - self.kh) // self.sh + 1
-        ow = (self.w + self.left + self.right - self.kw) // self.sw + 1
-        return oh, ow
+        pads = (self.top, self.left, self.bottom, self.right)
+        return _output_plane((self.h, self.w), (self.kh, self.kw), pads, (self.sh, self.sw))
 
     @property
     def padded(self) -> bool:
@@ -557,9 +556,8 @@ class NchwcPool:
 
     @property
     def out(self) -> tuple[int, int]:
-        oh = (self.h + self.top + self.bottom - self.kh) // self.sh + 1
-        ow = (self.w + self.left + self.right - self.kw) // self.sw + 1
-        return oh, ow
+        pads = (self.top, self.left, self.bottom, self.right)
+        return _output_plane((self.h, self.w), (self.kh, self.kw), pads, (self.sh, self.sw))
 
     @property
     def name(self) -> str:
@@ -665,6 +663,16 @@ class NchwcPool:
             *steps,
             "  store <16 x float> %acc.next, ptr %acc, align 64",
         ]
+
+
+def _output_plane(
+    plane: tuple[int, int], kernel: tuple[int, int], pads: tuple[int, ...], strides: tuple[int, int]
+) -> tuple[int, int]:
+    """Output rows and columns of a window over a padded input plane."""
+    top, left, bottom, right = pads
+    oh = (plane[0] + top + bottom - kernel[0]) // strides[0] + 1
+    ow = (plane[1] + left + right - kernel[1]) // strides[1] + 1
+    return oh, ow
 
 
 def _window_range(axis: str, out: str, stride: int, before: int, size: int, taps: int) -> list[str]:

@@ -500,32 +500,10 @@ class AvgPool2DOp(Pool2DOp):
     POOL = staticmethod(reference.avg_pool2d)
 
 
-class Pool2DNchwcOp(PoolingOp, HasSemantics, abc.ABC):
+class Pool2DNchwcOp(Pool2DOp, abc.ABC):
     """2-D pooling over NCHWc `[N, C/b, H, W, b]` (the layout `df-layout` chooses):
-    its NCHW op's windows over axes 2 and 3, each channel of a block apart."""
-
-    POOL: ClassVar[Callable[..., Any]]
-    """The NCHW op's semantics (`reference.py`), applied to the unblocked input."""
-
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    assembly_format = "$input " + FUNCTIONAL_SYNTAX
-
-    def __init__(
-        self,
-        input: Value,
-        *,
-        kernel: Sequence[int],
-        strides: Sequence[int] = DEFAULT_STRIDES,
-        pads: Sequence[int] = DEFAULT_PADS,
-    ):
-        result = self.infer_type(_type(input), kernel, strides, pads)
-        super().__init__(
-            operands=[input],
-            result_types=[result],
-            properties=_pool_properties(kernel, strides, pads),
-        )
+    its NCHW op's windows over axes 2 and 3 (`POOL`, applied to the unblocked
+    input), each channel of a block apart."""
 
     @staticmethod
     def infer_type(
@@ -539,11 +517,8 @@ class Pool2DNchwcOp(PoolingOp, HasSemantics, abc.ABC):
         n, c, oh, ow = shapes.pool2d((*shape[:2], *shape[2:4]), kernel, strides, pads)
         return TensorType(element, (n, c, oh, ow, shape[4]))
 
-    def verify_types(self) -> None:
-        expected = self.infer_type(
-            self.input.type, self.kernel_values, self.stride_values, self.pad_values
-        )
-        require_result(self.result.type, expected, [self.input.type])
+    def pooled_type(self, input: Attribute) -> TensorType:
+        return self.infer_type(input, self.kernel_values, self.stride_values, self.pad_values)
 
     def semantics(self, inputs: Sequence[Array]) -> Array:
         shape = shape_of(self.result.type)

@@ -531,21 +531,28 @@ def _blocked_into(plain, out):
 
 
 @_jit
-def max_pool2d_nchwc(x, out, kh, kw, sh, sw, top, left, bottom, right):
-    """`max_pool2d` of NCHWc, through NCHW copies (the llvm target generates it)."""
+def _pooled_through_nchw(x, out, kh, kw, sh, sw, top, left, bottom, right, average):
+    """`avg_pool2d` (`average`) or `max_pool2d` of NCHWc `x` into `out`, through NCHW
+    copies."""
     n, blocks, height, width, block = out.shape
     plain = np.empty((n, blocks * block, height, width), out.dtype)
-    max_pool2d(_unblocked(x), plain, kh, kw, sh, sw, top, left, bottom, right)
+    if average:
+        avg_pool2d(_unblocked(x), plain, kh, kw, sh, sw, top, left, bottom, right)
+    else:
+        max_pool2d(_unblocked(x), plain, kh, kw, sh, sw, top, left, bottom, right)
     _blocked_into(plain, out)
 
 
 @_jit
+def max_pool2d_nchwc(x, out, kh, kw, sh, sw, top, left, bottom, right):
+    """`max_pool2d` of NCHWc (the llvm target generates it)."""
+    _pooled_through_nchw(x, out, kh, kw, sh, sw, top, left, bottom, right, False)
+
+
+@_jit
 def avg_pool2d_nchwc(x, out, kh, kw, sh, sw, top, left, bottom, right):
-    """`avg_pool2d` of NCHWc, through NCHW copies (the llvm target generates it)."""
-    n, blocks, height, width, block = out.shape
-    plain = np.empty((n, blocks * block, height, width), out.dtype)
-    avg_pool2d(_unblocked(x), plain, kh, kw, sh, sw, top, left, bottom, right)
-    _blocked_into(plain, out)
+    """`avg_pool2d` of NCHWc (the llvm target generates it)."""
+    _pooled_through_nchw(x, out, kh, kw, sh, sw, top, left, bottom, right, True)
 
 
 @_jit
