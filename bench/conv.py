@@ -220,7 +220,9 @@ _LIBRARIES: list[object] = []
 
 
 def _pool_times(shape: tuple[int, ...], k: int, s: int, p: int, rounds: int) -> dict[str, float]:
-    """Max pooling forward and backward, dflow's library against PyTorch's."""
+    """Max pooling forward (alone, and with the indices a gradient keeps) and backward
+    (searching the windows again, or from the indices), dflow's library against
+    PyTorch's."""
     rng = np.random.default_rng(2)
     x = rng.standard_normal(shape, dtype=np.float32)
     tx = torch.from_numpy(x)
@@ -230,13 +232,31 @@ def _pool_times(shape: tuple[int, ...], k: int, s: int, p: int, rounds: int) -> 
     dx = np.empty_like(x)
     tdy = torch.from_numpy(dy)
     _, indices = torch.nn.functional.max_pool2d(tx, k, s, p, return_indices=True)
+    ours = np.empty(out.shape, np.int64)
+    n, c = shape[:2]
+    planes, flat = x.reshape(n, c, -1), ours.reshape(n, c, -1)
+    maxima = out.reshape(n, c, -1)
+
+    def with_indices() -> None:  # what df-autodiff puts in place of the forward pool
+        cpu.max_pool2d_indices_f32(x, ours, k, k, s, s, p, p, p, p)
+        cpu.gather_elements_i64_f32(planes, flat, maxima, 2)
+
+    def torch_backward() -> object:
+        return torch.ops.aten.max_pool2d_with_indices_backward(
+            tdy, tx, [k, k], [s, s], [p, p], [1, 1], False, indices
+        )
+
     calls: dict[str, Callable[[], object]] = {
         "forward dflow": lambda: cpu.max_pool2d_f32(x, out, k, k, s, s, p, p, p, p),
         "forward torch": lambda: torch.nn.functional.max_pool2d(tx, k, s, p),
+        "indices dflow": with_indices,
+        "indices torch": lambda: torch.nn.functional.max_pool2d(tx, k, s, p, return_indices=True),
         "grad dflow": lambda: cpu.max_pool2d_grad_f32(x, dy, dx, k, k, s, s, p, p, p, p),
-        "grad torch": lambda: torch.ops.aten.max_pool2d_with_indices_backward(
-            tdy, tx, [k, k], [s, s], [p, p], [1, 1], False, indices
+        "grad torch": torch_backward,
+        "grad_indices dflow": lambda: cpu.max_pool2d_grad_indices_f32(
+            dy, ours, dx, k, k, s, s, p, p, p, p
         ),
+        "grad_indices torch": torch_backward,
     }
     return best_of(calls, rounds)
 
@@ -249,7 +269,7 @@ def pools(rounds: int) -> None:
     print(f"\n{'pool':<22} {'routine':<13} {'dflow ms':>9} {'torch ms':>9} {'/ torch':>8}")
     for name, shape, k, s, p in cases:
         times = _pool_times(shape, k, s, p, rounds)
-        for routine in ("forward", "grad"):
+        for routine in ("forward", "indices", "grad", "grad_indices"):
             ours, theirs = times[f"{routine} dflow"], times[f"{routine} torch"]
             row = f"{ours * 1e3:>9.3f} {theirs * 1e3:>9.3f} {ours / theirs:>8.2f}"
             print(f"{name:<22} {routine:<13} {row}")

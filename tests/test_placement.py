@@ -210,6 +210,8 @@ def test_capability_table() -> None:
         "df.conv2d_grad_input",
         "df.conv2d_grad_filter",
         "df.max_pool2d_grad",
+        "df.max_pool2d_indices",
+        "df.max_pool2d_grad_indices",
         "df.avg_pool2d_grad",
         "df.conv2d_nchwc",
         "df.max_pool2d_nchwc",

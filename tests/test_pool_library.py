@@ -78,3 +78,73 @@ def test_max_pool_and_its_gradient_equal_the_reference(index: int, dtype: type) 
         np.testing.assert_allclose(
             grad, expected, rtol=tolerance, atol=tolerance, err_msg=str(case)
         )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index", range(0, len(CASES), 6))
+def test_max_pool_indices_and_their_gradient_equal_the_reference(index: int, dtype: type) -> None:
+    """`max_pool2d_indices` and `max_pool2d_grad_indices` on the same cases; the
+    maxima read at the indices are `max_pool2d`'s, and the gradient routed through
+    them is `max_pool2d_grad`'s wherever a window holds something above -inf
+    (otherwise the indices pick the first element inside the input, where
+    `max_pool2d_grad` routes the gradient to the padding when a window starts there)."""
+    rng = np.random.default_rng(index)
+    for case in CASES[index : index + 6]:
+        x, dy = _input(rng, case["x"], dtype), rng.standard_normal(case["dy"]).astype(dtype)
+        (kh, kw), (sh, sw), pads = case["k"], case["s"], case["p"]
+        window = (case["k"], case["s"], pads)
+        indices = np.full(case["dy"], -7, np.int64)
+        cpu.max_pool2d_indices_f32(x, indices, kh, kw, sh, sw, *pads)
+        expected = reference.max_pool2d_indices(x, *window, case["dy"][2:])
+        np.testing.assert_array_equal(indices, expected, err_msg=str(case))
+        n, c, height, width = case["x"]
+        windows = indices.reshape(n, c, case["dy"][2] * case["dy"][3])
+        maxima = np.take_along_axis(x.reshape(n, c, height * width), windows, 2)
+        pooled = reference.max_pool2d(x, *window, case["dy"][2:])
+        np.testing.assert_array_equal(maxima.reshape(pooled.shape), pooled, err_msg=str(case))
+        grad = np.full(case["x"], 7.0, dtype)
+        cpu.max_pool2d_grad_indices_f32(dy, indices, grad, kh, kw, sh, sw, *pads)
+        tolerance = 1e-5 if dtype is np.float32 else 1e-12  # overlapping windows: sums' order
+        expected = reference.max_pool2d_grad_indices(dy, indices, case["x"])
+        np.testing.assert_allclose(grad, expected, rtol=tolerance, atol=tolerance)
+        finite = np.where(pooled == -np.inf, 0, dy).astype(dtype)
+        np.testing.assert_allclose(
+            reference.max_pool2d_grad_indices(finite, indices, case["x"]),
+            reference.max_pool2d_grad(x, finite, *window),
+            rtol=tolerance,
+            atol=tolerance,
+            err_msg=str(case),
+        )
+
+
+def test_max_pool_indices_are_pytorchs() -> None:
+    """PyTorch's `max_pool2d(return_indices=True)` gives the same indices on inputs
+    with ties and -inf (not NaN: PyTorch's last NaN wins a window, NumPy's first)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(SEED)
+    symmetric = [  # PyTorch pads both sides alike, by at most half the kernel
+        c
+        for c in CASES
+        if c["p"][:2] == c["p"][2:] and 2 * c["p"][0] <= c["k"][0] and 2 * c["p"][1] <= c["k"][1]
+    ]
+    assert len(symmetric) >= 5
+    for case in symmetric:
+        x = rng.integers(-3, 4, case["x"]).astype(np.float32)
+        x[rng.random(case["x"]) < 0.05] = -np.inf
+        (kh, kw), (sh, sw), pads = case["k"], case["s"], case["p"]
+        _, expected = torch.nn.functional.max_pool2d(
+            torch.from_numpy(x), case["k"], case["s"], pads[:2], return_indices=True
+        )
+        indices = np.full(case["dy"], -7, np.int64)
+        cpu.max_pool2d_indices_f32(x, indices, kh, kw, sh, sw, *pads)
+        np.testing.assert_array_equal(indices, expected.numpy(), err_msg=str(case))
+
+
+def test_an_index_outside_the_plane_is_an_index_error() -> None:
+    indices = np.array([[[[0, 9]]]], np.int64)
+    dy, grad = np.ones((1, 1, 1, 2), np.float32), np.zeros((1, 1, 3, 3), np.float32)
+    message = "df.max_pool2d_grad_indices: index 9 is out of range for a 3x3 plane"
+    with pytest.raises(IndexError, match=message):
+        reference.max_pool2d_grad_indices(dy, indices, grad.shape)
+    with pytest.raises(IndexError, match=message):
+        cpu.max_pool2d_grad_indices_f32(dy, indices, grad, 1, 2, 1, 1, 0, 0, 0, 0)

@@ -88,6 +88,10 @@ WITHOUT_GRADIENT: dict[str, str] = {
     "df.conv2d_grad_filter": "a gradient op: df-autodiff makes it and takes no second derivative",
     "df.max_pool2d_grad": "a gradient op: df-autodiff makes it and takes no second derivative",
     "df.avg_pool2d_grad": "a gradient op: df-autodiff makes it and takes no second derivative",
+    "df.max_pool2d_grad_indices": (
+        "a gradient op: df-autodiff makes it and takes no second derivative"
+    ),
+    "df.max_pool2d_indices": "its result is i64: df-autodiff makes it for df.max_pool2d's gradient",
     "df.conv2d_nchwc": "made by df-layout, in the lowering",
     "df.max_pool2d_nchwc": "made by df-layout, in the lowering",
     "df.avg_pool2d_nchwc": "made by df-layout, in the lowering",

@@ -222,6 +222,32 @@ def max_pool2d_grad(input: Tensor, output_grad: Tensor, **window: Any) -> Tensor
     return _emit(x.graph, lambda: df.MaxPool2DGradOp(x.value, dy.value, **window))
 
 
+def max_pool2d_indices(
+    input: Tensor,
+    kernel: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    pads: Sequence[int] = (0, 0, 0, 0),
+) -> Tensor:
+    """`df.max_pool2d_indices`: where each window's (first) maximum lies, as i64
+    `h * W + w` in the input's plane (PyTorch's `max_pool2d` indices)."""
+    x = _tensor("max_pool2d_indices", 0, input)
+    window = {"kernel": kernel, "strides": strides, "pads": pads}
+    return _emit(x.graph, lambda: df.MaxPool2DIndicesOp(x.value, **window))
+
+
+def max_pool2d_grad_indices(
+    output_grad: Tensor, indices: Tensor, input_shape: Sequence[int], **window: Any
+) -> Tensor:
+    """`df.max_pool2d_grad_indices`: each window's gradient added at its index
+    (`max_pool2d_indices`) in a plane of the input's (`input_shape`)."""
+    dy = _tensor("max_pool2d_grad_indices", 0, output_grad)
+    taken = _tensor("max_pool2d_grad_indices", 1, indices)
+    result = TensorType(dy.type.element_type, input_shape)
+    return _emit(
+        dy.graph, lambda: df.MaxPool2DGradIndicesOp(dy.value, taken.value, result, **window)
+    )
+
+
 def avg_pool2d_grad(output_grad: Tensor, input_shape: Sequence[int], **window: Any) -> Tensor:
     """`df.avg_pool2d_grad`: each window's gradient spread over it (`input_shape`)."""
     dy = _tensor("avg_pool2d_grad", 0, output_grad)

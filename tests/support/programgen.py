@@ -600,20 +600,25 @@ def _pool_nchwc(builder: _Builder, image: Tensor) -> Tensor:
 
 
 def _pool(builder: _Builder, image: Tensor) -> Tensor:
-    """A 2x2 pool of stride 1 padded to keep the size, or its gradient; or one of
+    """A 2x2 pool of stride 1 padded to keep the size, or its gradient (a max pool's
+    by searching the windows again, or from their maxima's indices); or one of
     NCHWc."""
     if builder.chance(0.25):
         return _pool_nchwc(builder, image)
     a, b = builder.base
     options: dict[str, Any] = {"kernel": (2, 2), "pads": (0, 0, 1, 1)}
-    kind = int(builder.rng.integers(4))
-    if kind in (0, 2):
+    kind = int(builder.rng.integers(6))
+    if kind in (0, 2, 4):
         pooled = image.graph.emit(df.MaxPool2DOp(image.value, **options))
         if kind == 2:
             pooled = image.graph.emit(df.MaxPool2DGradOp(image.value, pooled.value, **options))
+        if kind == 4:  # the gradient as df-autodiff makes it: from the maxima's indices
+            indices = image.graph.emit(df.MaxPool2DIndicesOp(image.value, **options))
+            gradient = df.MaxPool2DGradIndicesOp(pooled.value, indices.value, image.type, **options)
+            pooled = image.graph.emit(gradient)
     else:
         pooled = image.graph.emit(df.AvgPool2DOp(image.value, **options))
-        if kind == 3:
+        if kind in (3, 5):
             pooled = image.graph.emit(df.AvgPool2DGradOp(pooled.value, image.type, **options))
     return pooled.reshape((a, b))
 

@@ -1,10 +1,10 @@
 """What the numba target's devices can run, and placement for it.
 
 Every `df` op runs on a CPU. On a GPU, every op but the gradients of convolutions
-and pools and the blocked ops of `df-layout` (`df.conv2d_nchwc`, the NCHWc pools):
-their CUDA library
-routines are not written yet (`runtime/library/gpu.py`), so placement keeps them on
-a CPU. Change `GPU_PENDING`, not the placer, when the CUDA library learns an op.
+and pools (with `df.max_pool2d_indices`) and the blocked ops of `df-layout`
+(`df.conv2d_nchwc`, the NCHWc pools): their CUDA library routines are not written
+yet (`runtime/library/gpu.py`), so placement keeps them on a CPU. Change
+`GPU_PENDING`, not the placer, when the CUDA library learns an op.
 
 `NumbaPlaceDevicesPass` is `df-place-devices` asking these capabilities: the pass
 the driver and `xdsl-opt` run.
@@ -23,7 +23,9 @@ from dflow.dialects.df.nn import (
     Conv2DGradFilterOp,
     Conv2DGradInputOp,
     Conv2DNchwcOp,
+    MaxPool2DGradIndicesOp,
     MaxPool2DGradOp,
+    MaxPool2DIndicesOp,
     MaxPool2DNchwcOp,
 )
 from dflow.transforms.placement import PlaceDevicesPass
@@ -34,6 +36,8 @@ GPU_PENDING: frozenset[type[Operation]] = frozenset(
         Conv2DGradFilterOp,
         Conv2DNchwcOp,
         MaxPool2DGradOp,
+        MaxPool2DIndicesOp,
+        MaxPool2DGradIndicesOp,
         AvgPool2DGradOp,
         MaxPool2DNchwcOp,
         AvgPool2DNchwcOp,

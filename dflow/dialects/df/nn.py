@@ -6,7 +6,14 @@ import abc
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -584,6 +591,93 @@ class MaxPool2DGradOp(PoolingOp, HasSemantics):
         return reference.max_pool2d_grad(
             inputs[0], inputs[1], self.kernel_values, self.stride_values, self.pad_values
         )
+
+
+@irdl_op_definition
+class MaxPool2DIndicesOp(PoolingOp, HasSemantics):
+    """Where each window's maximum lies: an i64 index `h * W + w` into the input's
+    plane (PyTorch's `max_pool2d_with_indices`), the first maximum in row-major window
+    order or the first NaN; padding never wins. `df-autodiff` puts it in place of a
+    `df.max_pool2d` that needs a gradient: the forward pass reads the maxima there
+    (`df.gather_elements`) and keeps the indices for `df.max_pool2d_grad_indices`."""
+
+    name = "df.max_pool2d_indices"
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        input: Value,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        pooled = Pool2DOp.infer_type(_type(input), kernel, strides, pads)
+        super().__init__(
+            operands=[input],
+            result_types=[TensorType(i64, pooled.get_shape())],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    def verify_types(self) -> None:
+        pooled = shape_of(self.pooled_type(self.input.type))
+        if 0 in shape_of(self.input.type)[2:] and 0 not in pooled[2:]:
+            raise ShapeError(
+                f"input {self.input.type} has an empty plane: its windows hold no element"
+            )
+        require_result(self.result.type, TensorType(i64, pooled), [self.input.type])
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        out_hw = shape_of(self.result.type)[2:]
+        return reference.max_pool2d_indices(
+            inputs[0], self.kernel_values, self.stride_values, self.pad_values, out_hw
+        )
+
+
+@irdl_op_definition
+class MaxPool2DGradIndicesOp(PoolingOp, HasSemantics):
+    """Gradient of max_pool2d from its indices: (d_output, indices) → d_input, each
+    window's gradient added at its index (`df.max_pool2d_indices`) in the plane. The
+    result type names the input's; the window checks the operands' shapes."""
+
+    name = "df.max_pool2d_grad_indices"
+
+    output_grad = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$output_grad `,` $indices " + FUNCTIONAL_SYNTAX
+
+    def __init__(
+        self,
+        output_grad: Value,
+        indices: Value,
+        input_type: TensorType,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = DEFAULT_STRIDES,
+        pads: Sequence[int] = DEFAULT_PADS,
+    ):
+        super().__init__(
+            operands=[output_grad, indices],
+            result_types=[input_type],
+            properties=_pool_properties(kernel, strides, pads),
+        )
+
+    def verify_types(self) -> None:
+        self.require_output_grad(self.output_grad.type, self.result.type)
+        expected = TensorType(i64, shape_of(self.output_grad.type))
+        if self.indices.type != expected:
+            raise ShapeError(
+                f"indices {self.indices.type} must be {expected}, one per output gradient"
+            )
+
+    def semantics(self, inputs: Sequence[Array]) -> Array:
+        return reference.max_pool2d_grad_indices(inputs[0], inputs[1], shape_of(self.result.type))
 
 
 @irdl_op_definition

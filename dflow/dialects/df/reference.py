@@ -272,6 +272,49 @@ def max_pool2d_grad(
     return _unpadded(grad, x.shape, pads)
 
 
+def max_pool2d_indices(
+    x: Array,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    out_hw: Sequence[int],
+) -> Array:
+    """Where each window's maximum lies: its index `h * W + w` in the input's plane
+    (PyTorch's `max_pool2d_with_indices`), the first in row-major window order, or
+    the first NaN. Padding never wins, not even over -inf."""
+    height, width = x.shape[2:]
+    places = np.arange(height * width, dtype=np.int64).reshape(1, 1, height, width)
+    padded, where = _pad_spatial(x, pads, -np.inf), _pad_spatial(places, pads, -1)
+    taps = list(_taps(kernel, out_hw, strides, (1, 1)))
+    values = np.stack([padded[:, :, r, c] for _, _, r, c in taps])
+    positions = np.stack(
+        [np.broadcast_to(where[:, :, r, c], values.shape[1:]) for _, _, r, c in taps]
+    )
+    inside = positions >= 0
+    best = np.max(np.where(inside, values, -np.inf), axis=0)
+    hit = inside & ((values == best) | (np.isnan(values) & np.isnan(best)))
+    first = np.argmax(hit, axis=0)
+    return np.take_along_axis(positions, first[np.newaxis], axis=0)[0]
+
+
+def max_pool2d_grad_indices(dy: Array, indices: Array, input_shape: Sequence[int]) -> Array:
+    """Each window's gradient added at its index in the input's plane (the adjoint of
+    reading the maximum at `max_pool2d_indices`); an index outside the plane is an
+    `IndexError` naming it."""
+    n, c, height, width = input_shape
+    windows = int(np.prod(indices.shape[2:]))
+    flat = np.asarray(indices, dtype=np.int64).reshape(n * c, windows)
+    wrong = flat[(flat < 0) | (flat >= height * width)]
+    if wrong.size:
+        raise IndexError(
+            f"df.max_pool2d_grad_indices: index {int(wrong[0])} is out of range for a "
+            f"{height}x{width} plane"
+        )
+    grad = np.zeros((n * c, height * width), dtype=dy.dtype)
+    np.add.at(grad, (np.arange(n * c)[:, np.newaxis], flat), dy.reshape(n * c, windows))
+    return grad.reshape(tuple(input_shape))
+
+
 def avg_pool2d_grad(
     dy: Array,
     input_shape: Sequence[int],

@@ -109,7 +109,7 @@ class Library:
     def call(
         self, body: KernelBody, routine: str, buffers: Sequence[SSAValue], params: Sequence[int]
     ) -> None:
-        callee = f"{LIBRARY_PREFIX}{routine}_{element_of(buffers[-1].type)}"
+        callee = f"{LIBRARY_PREFIX}{routine}_{element_of(buffers[0].type)}"  # computes in it
         unranked = [
             body.emit(memref.CastOp.get(b, UnrankedMemRefType.from_type(element_of(b.type))))
             for b in buffers
@@ -130,6 +130,8 @@ _WINDOW_ROUTINES: dict[type[Operation], str] = {
     nn.MaxPool2DNchwcOp: "max_pool2d_nchwc",
     nn.AvgPool2DNchwcOp: "avg_pool2d_nchwc",
     nn.MaxPool2DGradOp: "max_pool2d_grad",
+    nn.MaxPool2DIndicesOp: "max_pool2d_indices",
+    nn.MaxPool2DGradIndicesOp: "max_pool2d_grad_indices",
     nn.AvgPool2DGradOp: "avg_pool2d_grad",
 }
 

@@ -584,32 +584,82 @@ def _later_tap(source, best, where, start, sw, j):
 
 
 @_jit
+def _row_maxima(plane, p, kh, kw, sh, sw, best, where, top, left, width):
+    """Each window of output row `p` of `plane` (the input, or a copy padded by `top`
+    and `left`): its maximum (`best`) and that one's index `h * width + w` in the
+    input (`where`), the first in tap order or the first NaN; one tap at a time over
+    the whole row (`_later_tap`, with strides 1 and 2 as constants)."""
+    first = plane[p * sh]
+    for q in range(best.shape[0]):
+        best[q], where[q] = first[np.uint64(q * sw)], (p * sh - top) * width + q * sw - left
+    for tap in range(1, kh * kw):
+        i, j = tap // kw, tap % kw
+        source, start = plane[p * sh + i], (p * sh + i - top) * width + j - left
+        if sw == 2:
+            _later_tap(source, best, where, start, 2, j)
+        elif sw == 1:
+            _later_tap(source, best, where, start, 1, j)
+        else:
+            _later_tap(source, best, where, start, sw, j)
+
+
+@_jit
 def _max_pool2d_grad_inside(x, dy, out, kh, kw, sh, sw):
     """`max_pool2d_grad` where every window lies inside the input: per output row,
-    each window's maximum and where it is, one tap at a time over the whole row
-    (`_later_tap`, with strides 1 and 2 as constants), then one add per window."""
-    columns, width = dy.shape[3], x.shape[3]
-    best = np.empty(columns, x.dtype)
-    where = np.empty(columns, np.int64)
+    each window's maximum and where it is (`_row_maxima`), then one add per window."""
+    best = np.empty(dy.shape[3], x.dtype)
+    where = np.empty(dy.shape[3], np.int64)
     for n in range(dy.shape[0]):
         for c in range(dy.shape[1]):
             plane, target, gradient = x[n, c], out[n, c].reshape(-1), dy[n, c]
             for p in range(dy.shape[2]):
-                top = plane[p * sh]
-                for q in range(columns):
-                    best[q], where[q] = top[np.uint64(q * sw)], p * sh * width + q * sw
-                for tap in range(1, kh * kw):
-                    i, j = tap // kw, tap % kw
-                    source, start = plane[p * sh + i], (p * sh + i) * width + j
-                    if sw == 2:
-                        _later_tap(source, best, where, start, 2, j)
-                    elif sw == 1:
-                        _later_tap(source, best, where, start, 1, j)
-                    else:
-                        _later_tap(source, best, where, start, sw, j)
+                _row_maxima(plane, p, kh, kw, sh, sw, best, where, 0, 0, x.shape[3])
                 row = gradient[p]
-                for q in range(columns):
+                for q in range(dy.shape[3]):
                     target[np.uint64(where[q])] += row[q]
+
+
+@_jit
+def max_pool2d_indices(x, out, kh, kw, sh, sw, top, left, bottom, right):
+    """Each window's index `h * W + w` of its first maximum, or of its first NaN, over
+    the positions inside the input: PyTorch's indices, but the first NaN as
+    `np.argmax` picks. Searched as `max_pool2d_grad` searches (`_row_maxima`), over
+    a padded copy where windows reach the padding. A window whose maximum is -inf
+    holds nothing else inside the input: it takes its first element there (the
+    search may have ended in the padding)."""
+    inside = _windows_inside(x, out, kh, kw, sh, sw, top, left)
+    source = x if inside else _padded(x, top, left, bottom, right)
+    width = x.shape[3]
+    best = np.empty(out.shape[3], x.dtype)
+    where = np.empty(out.shape[3], np.int64)
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            plane, target = source[n, c], out[n, c]
+            for p in range(out.shape[2]):
+                _row_maxima(plane, p, kh, kw, sh, sw, best, where, top, left, width)
+                row, y = target[p], max(p * sh - top, 0)
+                for q in range(out.shape[3]):
+                    first = y * width + max(q * sw - left, 0)
+                    row[q] = where[q] if best[q] != -np.inf else first
+
+
+@_jit
+def max_pool2d_grad_indices(dy, indices, out, kh, kw, sh, sw, top, left, bottom, right):
+    """Each window's gradient added at its index in the input's plane (the window
+    only sized the operands, which the verifier checked)."""
+    height, width = out.shape[2], out.shape[3]
+    out[:] = 0
+    for n in range(dy.shape[0]):
+        for c in range(dy.shape[1]):
+            target, taken, gradient = out[n, c].reshape(-1), indices[n, c], dy[n, c]
+            for p in range(dy.shape[2]):
+                for q in range(dy.shape[3]):
+                    index = taken[p, q]
+                    if index < 0 or index >= height * width:
+                        raise IndexError("df.max_pool2d_grad_indices: index " + str(index)
+                                         + " is out of range for a " + str(height) + "x"
+                                         + str(width) + " plane")  # fmt: skip
+                    target[index] += gradient[p, q]
 
 
 @_jit
@@ -646,7 +696,7 @@ def _around(array, axis):
     return outer, inner
 
 
-@_jit
+@numba.njit(cache=True, error_model="numpy", nogil=True, inline="always")
 def _checked(op, index, size, axis):
     """`index` counted from the end when negative; out of range an IndexError (the
     message of the reference semantics, `reference.checked_indices`)."""
@@ -673,6 +723,9 @@ def gather(data, indices, out, axis):
 def gather_elements(data, indices, out, axis):
     """`out[p] = data[p with its coordinate on axis replaced by indices[p]]`."""
     size, rank = data.shape[axis], data.ndim
+    if axis == rank - 1 and data.shape[:-1] == indices.shape[:-1]:
+        _gather_last_axis(data, indices, out, axis)
+        return
     source, taken, target = (
         data.reshape(data.size),
         indices.reshape(indices.size),
@@ -690,6 +743,20 @@ def gather_elements(data, indices, out, axis):
                 coordinate = _checked("df.gather_elements", taken[p], size, axis)
             offset += coordinate * strides[k]
         target[p] = source[offset]
+
+
+@_jit
+def _gather_last_axis(data, indices, out, axis):
+    """`gather_elements` along the last axis where the other axes match: row by row
+    (`df.max_pool2d`'s maxima read at their indices)."""
+    size, count = data.shape[axis], indices.shape[axis]
+    outer, _ = _around(data, axis)
+    rows, taken = data.reshape((outer, size)), indices.reshape((outer, count))
+    target = out.reshape((outer, count))
+    for r in range(outer):
+        row, places, line = rows[r], taken[r], target[r]
+        for k in range(count):
+            line[k] = row[_checked("df.gather_elements", places[k], size, axis)]
 
 
 @_jit
@@ -730,6 +797,8 @@ _for_elements(
     max_pool2d_nchwc=max_pool2d_nchwc,
     avg_pool2d_nchwc=avg_pool2d_nchwc,
     max_pool2d_grad=max_pool2d_grad,
+    max_pool2d_indices=max_pool2d_indices,
+    max_pool2d_grad_indices=max_pool2d_grad_indices,
     avg_pool2d_grad=avg_pool2d_grad,
 )
 _for_elements(

@@ -3,7 +3,9 @@
 A rule receives the op, the adjoint `g` of its result (the result's exact type) and
 which operands want a gradient; it returns one contribution per operand (None where
 none is wanted), each of the operand's exact type. Every op a rule creates goes
-through `Emitter.emit`, which verifies it and marks it `df.backward`.
+through `Emitter.emit`, which verifies it and marks it `df.backward`, except the
+forward ops a rule puts in place of its op to keep what the gradient needs
+(`Emitter.replace_forward`: `df.max_pool2d`'s indices).
 
 Rules are registered in a dict keyed by op class, like the reference semantics
 (`dialects.df.semantics`). Ops without a rule (calls, the gradient ops themselves,
@@ -50,6 +52,19 @@ class Emitter:
         op.verify()
         self.ops.append(op)
         return op.results[0]
+
+    def replace_forward(self, op: Operation, ops: Sequence[Operation]) -> None:
+        """Put forward `ops` (verified, not marked) in `op`'s place, the last one's
+        result in place of `op`'s: for a gradient that needs more of the forward pass
+        than the op's result (`df.max_pool2d`'s indices)."""
+        for new in ops:
+            new.verify()
+        block = op.parent_block()
+        assert block is not None, f"{op.name} is not in a block"
+        block.insert_ops_before(list(ops), op)
+        op.results[0].replace_all_uses_with(ops[-1].results[0])
+        op.detach()
+        op.erase()
 
     def constant(self, value: float, type: TensorType[Attribute]) -> SSAValue:
         """A splat constant of `type`."""
@@ -327,12 +342,34 @@ def _conv2d(e: Emitter, op: nn.Conv2DOp, g: SSAValue, wanted: Sequence[bool]) ->
     return grads
 
 
-@gradient(nn.MaxPool2DOp, nn.AvgPool2DOp)
-def _pool(e: Emitter, op: nn.Pool2DOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
-    window = {"kernel": op.kernel_values, "strides": op.stride_values, "pads": op.pad_values}
-    if isinstance(op, nn.MaxPool2DOp):
-        return [e.emit(nn.MaxPool2DGradOp(op.input, g, **window))]
-    return [e.emit(nn.AvgPool2DGradOp(g, static_tensor(op.input.type), **window))]
+def _window(op: nn.PoolingOp) -> dict[str, tuple[int, ...]]:
+    return {"kernel": op.kernel_values, "strides": op.stride_values, "pads": op.pad_values}
+
+
+@gradient(nn.AvgPool2DOp)
+def _avg_pool(e: Emitter, op: nn.AvgPool2DOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
+    return [e.emit(nn.AvgPool2DGradOp(g, static_tensor(op.input.type), **_window(op)))]
+
+
+@gradient(nn.MaxPool2DOp)
+def _max_pool(e: Emitter, op: nn.MaxPool2DOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
+    """Each window's gradient to where its maximum lies, as the forward pass found it:
+    the pool becomes `df.max_pool2d_indices` and a read of the maxima there, and the
+    backward pass adds g at the kept indices (no window searched twice). An input
+    with an empty plane has an empty gradient."""
+    input_type = static_tensor(op.input.type)
+    n, c, height, width = input_type.get_shape()
+    if height * width == 0:
+        return [e.zeros(input_type)]
+    indices = nn.MaxPool2DIndicesOp(op.input, **_window(op))
+    count = prod(shape_of(indices.result.type)[2:])
+    planes = so.ReshapeOp(op.input, (n, c, height * width))
+    flat = so.ReshapeOp(indices, (n, c, count))
+    maxima = indexing.GatherElementsOp(planes, flat, 2)
+    pooled = so.ReshapeOp(maxima, shape_of(op.result.type))
+    e.replace_forward(op, [indices, planes, flat, maxima, pooled])
+    gradient = nn.MaxPool2DGradIndicesOp(g, indices, input_type, **_window(op))
+    return [e.emit(gradient)]
 
 
 # --- shapes and reductions --------------------------------------------------------

@@ -150,3 +150,30 @@ func.func @main(%x: tensor<3x6xf32>, %s: tensor<6xf32>, %b: tensor<6xf32>) -> te
   %l = df.reduce_sum %y : (tensor<3x6xf32>) -> tensor<f32>
   func.return %l : tensor<f32>
 }
+
+// -----
+
+// max_pool2d keeps where each window's maximum lies: in @main_grad the forward pool
+// becomes df.max_pool2d_indices and a read of the maxima there (the rest of the
+// forward pass reads them), and the gradient is added at the kept indices. @main
+// keeps its df.max_pool2d.
+
+// CHECK-LABEL: func.func @main(
+// CHECK:         df.max_pool2d %{{.*}} {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>}
+// CHECK-LABEL: func.func @main_grad(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x2x5x5xf32>, %[[B:.*]]: tensor<1x2x3x3xf32>)
+// CHECK-NEXT:    %[[I:.*]] = df.max_pool2d_indices %[[X]] {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xi64>
+// CHECK-NEXT:    %[[PLANES:.*]] = df.reshape %[[X]] : (tensor<1x2x5x5xf32>) -> tensor<1x2x25xf32>
+// CHECK-NEXT:    %[[FLAT:.*]] = df.reshape %[[I]] : (tensor<1x2x3x3xi64>) -> tensor<1x2x9xi64>
+// CHECK-NEXT:    %[[MAX:.*]] = df.gather_elements %[[PLANES]], %[[FLAT]] {axis = 2 : i64}
+// CHECK-NEXT:    %[[P:.*]] = df.reshape %[[MAX]] : (tensor<1x2x9xf32>) -> tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[T:.*]] = df.mul %[[P]], %[[B]]
+// CHECK-NOT:     df.max_pool2d{{(_grad)? }}
+// CHECK:         %[[DX:.*]] = df.max_pool2d_grad_indices %{{.*}}, %[[I]] {df.backward, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>) -> tensor<1x2x5x5xf32>
+// CHECK-NEXT:    func.return %{{.*}}, %[[DX]], %{{.*}} : tensor<f32>, tensor<1x2x5x5xf32>, tensor<1x2x3x3xf32>
+func.func @main(%x: tensor<1x2x5x5xf32>, %b: tensor<1x2x3x3xf32>) -> tensor<f32> {
+  %p = df.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %t = df.mul %p, %b : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %l = df.reduce_sum %t : (tensor<1x2x3x3xf32>) -> tensor<f32>
+  func.return %l : tensor<f32>
+}

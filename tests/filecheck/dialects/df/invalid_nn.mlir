@@ -475,3 +475,43 @@ func.func @avg_pool2d_nchwc_pads(%x: tensor<1x2x5x6x16xf32>) {
   %0 = df.avg_pool2d_nchwc %x {kernel = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>} : (tensor<1x2x5x6x16xf32>) -> tensor<1x2x8x9x16xf32>
   func.return
 }
+
+// -----
+
+// CHECK: {{^}}df.max_pool2d_indices: result type tensor<1x3x4x4xi32> does not match tensor<1x3x4x4xi64> inferred from tensor<1x3x8x8xf32>{{$}}
+func.func @max_pool2d_indices_i32(%x: tensor<1x3x8x8xf32>) {
+  %0 = df.max_pool2d_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.max_pool2d_indices: input tensor<1x3x0x8xf32> has an empty plane: its windows hold no element{{$}}
+func.func @max_pool2d_indices_empty_plane(%x: tensor<1x3x0x8xf32>) {
+  %0 = df.max_pool2d_indices %x {kernel = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>} : (tensor<1x3x0x8xf32>) -> tensor<1x3x1x7xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.max_pool2d_indices: operand must have a floating-point element type, got i64{{$}}
+func.func @max_pool2d_indices_of_integers(%x: tensor<1x3x8x8xi64>) {
+  %0 = df.max_pool2d_indices %x {kernel = array<i64: 2, 2>} : (tensor<1x3x8x8xi64>) -> tensor<1x3x7x7xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.max_pool2d_grad_indices: indices tensor<1x3x4x4xi32> must be tensor<1x3x4x4xi64>, one per output gradient{{$}}
+func.func @max_pool2d_grad_indices_i32(%i: tensor<1x3x4x4xi32>, %g: tensor<1x3x4x4xf32>) {
+  %0 = df.max_pool2d_grad_indices %g, %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi32>) -> tensor<1x3x8x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{^}}df.max_pool2d_grad_indices: output gradient tensor<1x3x4x4xf32> does not match tensor<1x3x3x3xf32>, the pooled output of input tensor<1x3x6x6xf32>{{$}}
+func.func @max_pool2d_grad_indices_window(%i: tensor<1x3x4x4xi64>, %g: tensor<1x3x4x4xf32>) {
+  %0 = df.max_pool2d_grad_indices %g, %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>) -> tensor<1x3x6x6xf32>
+  func.return
+}

@@ -167,6 +167,21 @@ func.func @pool2d(%x: tensor<1x3x8x8xf32>, %d: tensor<2x1x5x4xf64>) {
 
 // -----
 
+// Where each window's maximum lies (i64, h * W + w in the plane), and the gradient
+// added there: the result type names the input's.
+
+// CHECK-LABEL: func.func @max_pool2d_indices(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3x7x6xf32>, %[[G:.*]]: tensor<2x3x4x3xf32>)
+// CHECK-NEXT:    %[[I:.*]] = df.max_pool2d_indices %[[X]] {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>} : (tensor<2x3x7x6xf32>) -> tensor<2x3x4x3xi64>
+// CHECK-NEXT:    %{{.*}} = df.max_pool2d_grad_indices %[[G]], %[[I]] {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>} : (tensor<2x3x4x3xf32>, tensor<2x3x4x3xi64>) -> tensor<2x3x7x6xf32>
+func.func @max_pool2d_indices(%x: tensor<2x3x7x6xf32>, %g: tensor<2x3x4x3xf32>) -> tensor<2x3x7x6xf32> {
+  %i = df.max_pool2d_indices %x {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>} : (tensor<2x3x7x6xf32>) -> tensor<2x3x4x3xi64>
+  %d = df.max_pool2d_grad_indices %g, %i {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>} : (tensor<2x3x4x3xf32>, tensor<2x3x4x3xi64>) -> tensor<2x3x7x6xf32>
+  func.return %d : tensor<2x3x7x6xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @conv2d_nchwc(
 // CHECK:         df.conv2d_nchwc %{{.*}}, %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5x16xf32>, tensor<3x2x3x3x16x16xf32>, tensor<48xf32>) -> tensor<1x3x3x3x16xf32>
 func.func @conv2d_nchwc(%x: tensor<1x2x5x5x16xf32>, %w: tensor<3x2x3x3x16x16xf32>, %b: tensor<48xf32>) -> tensor<1x3x3x3x16xf32> {
