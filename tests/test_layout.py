@@ -143,7 +143,24 @@ SHAPES = [
     (1, 64, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 6 + 1
     (1, 16, (11, 11), 64, 7, (2, 2), (3, 3, 3, 3)),  # a 7x7 of stride 2
     (1, 3, (12, 10), 64, 7, (2, 2), (3, 3, 3, 3)),  # a stem: NCHW input (a block of 1)
+    (2, 16, (30, 30), 64, 3, (1, 1), (1, 1, 1, 1)),  # images outside: the input outweighs
+    (3, 32, (5, 6), 80, 3, (1, 1), (0, 0, 0, 0)),  # images inside, unpadded, 4 + 1 blocks
 ]
+
+
+def _conv(shape: Any) -> NchwcConv:
+    """The generated convolution of a case of `SHAPES` (with its bias)."""
+    n, c, hw, o, k, strides, pads = shape
+    lanes = 16 if c % 16 == 0 else 1
+    return NchwcConv(n, c // lanes, *hw, o // 16, k, k, *pads, True, *strides, lanes)
+
+
+def test_the_shapes_loop_images_both_ways() -> None:
+    """Of several images, the cases loop them outside each tile's output blocks and
+    inside them (the filter read once a call), padded and not."""
+    batched = [_conv(shape) for shape in SHAPES if shape[0] > 1]
+    assert {conv.images_inner for conv in batched} == {True, False}
+    assert {conv.padded for conv in batched if conv.images_inner} == {True, False}
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[1]}x{s[2][0]}x{s[2][1]}-{s[3]}")
@@ -166,9 +183,7 @@ def test_generated_nchwc_convolutions_match_the_interpreter(shape: Any, tmp_path
 
     check(tmp_path, [x], body, f32_atol=1e-4)
     source = next(tmp_path.glob("*.ll")).read_text()
-    lanes = 16 if c % 16 == 0 else 1
-    conv = NchwcConv(n, c // lanes, *hw, o // 16, k, k, *pads, True, *strides, lanes)
-    assert conv.name.removeprefix("dflow.") in source
+    assert _conv(shape).name.removeprefix("dflow.") in source
     assert "is the numba target's" not in source  # the reorders too (urem: a stem's)
 
 
