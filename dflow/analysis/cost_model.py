@@ -29,7 +29,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import ConstantLike, OpTrait
 
 from dflow.dialects.df import communication, indexing, nn, shape_ops
-from dflow.dialects.df.traits import Elementwise, FlopsPerElement, Reduction, ViewLike
+from dflow.dialects.df.traits import Elementwise, FlopsPerElement, Reduction, ViewLike, has_trait
 from dflow.dialects.df.types import shape_of, tensor_bytes
 
 
@@ -198,12 +198,12 @@ FLOP_RULES: tuple[tuple[Family, Callable[[Operation], int]], ...] = (
 
 
 def _in_family(op: Operation, family: Family) -> bool:
-    return isinstance(op, family) if isinstance(family, tuple) else op.has_trait(family)
+    return isinstance(op, family) if isinstance(family, tuple) else has_trait(op, family)
 
 
 def work_of(op: Operation) -> Work:
     """The work of a `df` op (nothing for ops the model does not know)."""
-    if op.has_trait(ConstantLike) or op.has_trait(ViewLike):
+    if has_trait(op, ConstantLike) or has_trait(op, ViewLike):
         return NO_WORK  # loaded with the program; a new view of the same buffer
     for family, flops in FLOP_RULES:
         if _in_family(op, family):

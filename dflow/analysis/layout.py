@@ -26,7 +26,7 @@ from dflow.dialects.df.annotations import DEVICE
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.nn import AvgPool2DOp, Conv2DOp, MaxPool2DOp
 from dflow.dialects.df.shape_ops import ConcatOp
-from dflow.dialects.df.traits import Elementwise
+from dflow.dialects.df.traits import Elementwise, has_trait
 from dflow.dialects.df.types import shape_of, static_tensor
 
 TILE_BLOCKS = 4
@@ -148,7 +148,7 @@ class Layout:
             return op.axis_value == 1 and all(v in self.blocked for v in op.operands)
         if isinstance(op, MaxPool2DOp | AvgPool2DOp):
             return op.input in self.blocked
-        return op.has_trait(Elementwise) and self.elementwise_follows(op)
+        return has_trait(op, Elementwise) and self.elementwise_follows(op)
 
     def elementwise_follows(self, op: Operation) -> bool:
         """An elementwise op with a blocked operand, whose others can follow."""

@@ -66,7 +66,7 @@ from dflow.dialects.df.communication import RecvOp, SendOp
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.folding import is_splat
 from dflow.dialects.df.fusion import FusedOp, YieldOp
-from dflow.dialects.df.traits import Elementwise, EpilogueHead, Reduction
+from dflow.dialects.df.traits import Elementwise, EpilogueHead, Reduction, has_trait
 from dflow.lowering.kernels.names import KernelNames
 from dflow.passes.failures import pass_failure
 from dflow.passes.statistics import PassStatistics
@@ -88,11 +88,11 @@ class Role(Enum):
 
 def role_of(op: Operation) -> Role:
     """The op's role, from its traits: `Elementwise`, `Reduction`, `EpilogueHead`."""
-    if op.has_trait(Elementwise):
+    if has_trait(op, Elementwise):
         return Role.ELEMENTWISE
-    if op.has_trait(Reduction):
+    if has_trait(op, Reduction):
         return Role.REDUCTION
-    if op.has_trait(EpilogueHead):
+    if has_trait(op, EpilogueHead):
         return Role.CONTRACTION
     return Role.NONE
 
@@ -193,7 +193,7 @@ def _top_level(op: Operation) -> Operation:
 
 
 def _is_terminator(op: Operation) -> bool:
-    return op.has_trait(IsTerminator)
+    return has_trait(op, IsTerminator)
 
 
 # --- grouping -------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from dflow.dialects.df.base import DfOp
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.elementwise import CastOp
 from dflow.dialects.df.semantics import has_semantics
-from dflow.dialects.df.traits import NarrowAsIs
+from dflow.dialects.df.traits import NarrowAsIs, has_trait
 from dflow.dialects.df.types import COMPUTE_TYPES, static_tensor
 
 
@@ -53,7 +53,7 @@ def wide_type(type: Attribute) -> Attribute:
 
 def computes_narrow(op: Operation) -> bool:
     """Whether `op` computes on or into narrow values, so `df-widen` rewrites it."""
-    if not has_semantics(op) or op.has_trait(NarrowAsIs):
+    if not has_semantics(op) or has_trait(op, NarrowAsIs):
         return False
     values = (*op.operands, *op.results)
     return any(wide_type(value.type) != value.type for value in values)

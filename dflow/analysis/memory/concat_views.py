@@ -33,6 +33,7 @@ from dflow.analysis.memory.liveness import ALIGNMENT
 from dflow.analysis.memory.slices import Slices
 from dflow.dialects.df.communication import RecvOp
 from dflow.dialects.df.shape_ops import ConcatOp
+from dflow.dialects.df.traits import has_trait
 from dflow.dialects.df.types import shape_of, tensor_bytes
 
 
@@ -46,7 +47,7 @@ def writable(value: SSAValue) -> bool:
     """Whether `value` is written by a step that may write it anywhere: an op's result,
     not a constant's, a receive's, a view's, nor returned, and not empty."""
     owner = value.owner
-    if not isinstance(owner, Operation) or owner.has_trait(ConstantLike):
+    if not isinstance(owner, Operation) or has_trait(owner, ConstantLike):
         return False
     if isinstance(owner, RecvOp) or view_source(owner) is not None:
         return False

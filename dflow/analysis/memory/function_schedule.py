@@ -58,7 +58,7 @@ from dflow.dialects.df.communication import SendOp
 from dflow.dialects.df.fusion import FusedOp
 from dflow.dialects.df.shape_ops import ConcatOp
 from dflow.dialects.df.symbols import device_scopes, require_function, several_blocks
-from dflow.dialects.df.traits import InPlace, ViewLike
+from dflow.dialects.df.traits import InPlace, ViewLike, has_trait
 from dflow.dialects.df.types import tensor_bytes
 
 
@@ -75,10 +75,10 @@ def view_source(op: Operation) -> SSAValue | None:
     needs no copy: its input is an op's result in the arena (not an argument or a
     constant), and neither input nor result is returned (a returned value lives in
     its own array)."""
-    if not op.has_trait(ViewLike):
+    if not has_trait(op, ViewLike):
         return None
     source, result = op.operands[0], op.results[0]
-    if not isinstance(source.owner, Operation) or source.owner.has_trait(ConstantLike):
+    if not isinstance(source.owner, Operation) or has_trait(source.owner, ConstantLike):
         return None
     if returned(source) or returned(result):
         return None
@@ -106,7 +106,7 @@ def is_view(op: Operation) -> bool:
 
 def _pure(op: Operation) -> bool:
     """Whether `op` has no effects (`Pure` answers at once; a `df.fused` asks its body)."""
-    return op.has_trait(Pure) or is_side_effect_free(op)
+    return has_trait(op, Pure) or is_side_effect_free(op)
 
 
 def function_label(function: FuncOp) -> str:
@@ -158,7 +158,7 @@ class FunctionSchedule:
             _check_op(function, op)
             schedule.ops.append(op)
             for result in op.results:
-                schedule.add(result, in_arena=not op.has_trait(ConstantLike))
+                schedule.add(result, in_arena=not has_trait(op, ConstantLike))
         return schedule
 
     def add(self, value: SSAValue, in_arena: bool) -> None:

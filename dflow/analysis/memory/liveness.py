@@ -107,10 +107,6 @@ class Buffer:
     within: tuple[int, ...]
     """Each value's byte offset in the block, in the order of `values`."""
 
-    def meets(self, other: Buffer) -> bool:
-        """Whether both are live at some step (then they must not share a byte)."""
-        return self.start <= other.end and other.start <= self.end
-
 
 def live_intervals(schedule: Schedule) -> dict[int, tuple[int, int]]:
     """Each arena value's `(first step, last step)`; a PlanError for a value written

@@ -110,13 +110,14 @@ class Segment:
     symbol: str
     python: str
     launches: list[dfrt.LaunchOp] = field(default_factory=list[dfrt.LaunchOp])
-    buffers: list[SSAValue] = field(default_factory=list[SSAValue])
+    buffers: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
+    """Each buffer but the arena's views, with its place among the arguments."""
 
     def add(self, launch: dfrt.LaunchOp) -> None:
         self.launches.append(launch)
         for argument in launch.arguments:
-            if not isinstance(argument.owner, dfrt.ViewOp) and argument not in self.buffers:
-                self.buffers.append(argument)
+            if not isinstance(argument.owner, dfrt.ViewOp):
+                self.buffers.setdefault(argument, len(self.buffers))
 
     def arena(self) -> SSAValue | None:
         """The arena its views are in (None: it uses no view)."""
@@ -150,7 +151,7 @@ class Segment:
                         )
                     pointers.append(f"ptr {views[argument]}")
                 else:
-                    pointers.append(f"ptr %b{self.buffers.index(argument)}")
+                    pointers.append(f"ptr %b{self.buffers[argument]}")
             callee = callees[launch.callee.root_reference.data]
             lines.append(f"  call void @{callee}({', '.join(pointers)})")
         lines += ["  ret void", "}"]
@@ -257,9 +258,12 @@ class LlvmProgramPrinter(ModulePrinter):
     numba target makes them) and the rest is LLVM's: the LLVM symbol of each one's
     rest, by kernel symbol (None: nothing is left after the calls)."""
 
+    kernel_ops: dict[str, func.FuncOp] = field(default_factory=dict[str, func.FuncOp])
+    """The scope's kernels, by symbol."""
+
     def __post_init__(self) -> None:
-        for kernel in kernel_functions(self.scope):
-            symbol = kernel.sym_name.data
+        self.kernel_ops = {k.sym_name.data: k for k in kernel_functions(self.scope)}
+        for symbol, kernel in self.kernel_ops.items():
             try:
                 self.add(symbol, self.printed(kernel))
             except UnsupportedKernelError as error:
@@ -423,8 +427,7 @@ class LlvmProgramPrinter(ModulePrinter):
         }
 
     def kernel_op(self, launch: dfrt.LaunchOp) -> func.FuncOp:
-        symbol = launch.callee.root_reference.data
-        return next(k for k in kernel_functions(self.scope) if k.sym_name.data == symbol)
+        return self.kernel_ops[launch.callee.root_reference.data]
 
     def llvm(self) -> str:
         """The device's LLVM module, in units (`UNIT`) that compile and cache apart:

@@ -9,6 +9,7 @@ raises `UnsupportedKernelError`, which leaves the kernel to the numba target.
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import cast
 
@@ -32,8 +33,10 @@ class UnsupportedKernelError(NotImplementedError):
     """A kernel holds an op or a type this printer does not handle yet."""
 
 
+@functools.cache
 def llvm_type(type: Attribute) -> str:
-    """LLVM's name of a scalar or 1-D vector type of a kernel (index is i64)."""
+    """LLVM's name of a scalar or 1-D vector type of a kernel (index is i64); cached,
+    as kernels print a few types thousands of times."""
     if isinstance(type, VectorType):
         shape = cast(VectorType[Attribute], type).get_shape()
         if len(shape) != 1:

@@ -20,6 +20,7 @@ from xdsl.traits import ConstantLike
 from dflow.dialects.df.arrays import from_array, to_array
 from dflow.dialects.df.reference import Array
 from dflow.dialects.df.semantics import evaluate, has_semantics
+from dflow.dialects.df.traits import has_trait
 from dflow.dialects.df.types import static_tensor
 
 DEFAULT_MAX_BYTES = 10 * 2**20
@@ -72,7 +73,7 @@ class FoldPolicy:
 
 def evaluate_constant_op(op: Operation) -> tuple[list[Array], Array] | None:
     """The constant inputs and the result of `op` when all its operands are constant."""
-    if op.has_trait(ConstantLike) or len(op.results) != 1 or not has_semantics(op):
+    if has_trait(op, ConstantLike) or len(op.results) != 1 or not has_semantics(op):
         return None
     inputs: list[Array] = []
     for operand in op.operands:

@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from dflow.dialects.df.arrays import Array, numpy_dtype
-from dflow.dialects.df.traits import NarrowAsIs
+from dflow.dialects.df.traits import NarrowAsIs, has_trait
 from dflow.dialects.df.types import COMPUTE_TYPES, static_tensor
 
 _WIDE_DTYPES: dict[np.dtype[Any], np.dtype[Any]] = {
@@ -46,7 +46,7 @@ def evaluate(op: Operation, inputs: Sequence[Array]) -> tuple[Array, ...]:
     unless the op is `NarrowAsIs`; the result is rounded (or wrapped) back."""
     if not isinstance(op, HasSemantics):
         raise KeyError(f"{op.name} has no reference semantics")
-    if not op.has_trait(NarrowAsIs):
+    if not has_trait(op, NarrowAsIs):
         inputs = [widened(array) for array in inputs]
     with np.errstate(all="ignore"):
         value = op.semantics(inputs)

@@ -58,7 +58,7 @@ from dflow.dialects.df.annotations import KERNEL, SOURCE, WORK
 from dflow.dialects.df.arrays import to_array
 from dflow.dialects.df.constant import ConstantOp
 from dflow.dialects.df.fusion import FusedOp
-from dflow.dialects.df.traits import Reduction
+from dflow.dialects.df.traits import Reduction, has_trait
 from dflow.dialects.df.types import flag, is_float, is_unsigned, shape_of, static_tensor
 from dflow.lowering.kernels.loops import (
     LANES,
@@ -654,7 +654,7 @@ def is_kernel_op(op: Operation) -> bool:
     send/recv or terminators)."""
     return (
         isinstance(op, FusedOp)
-        or op.has_trait(Reduction)
+        or has_trait(op, Reduction)
         or is_library_op(op)
         or is_scalar_lowerable(op)
         or type(op) in _DATA_MOVEMENT

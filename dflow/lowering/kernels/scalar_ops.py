@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dflow.dialects.df import elementwise as ew
-from dflow.dialects.df.traits import Elementwise
+from dflow.dialects.df.traits import Elementwise, has_trait
 from dflow.dialects.df.types import (
     MINIFLOATS,
     i2,
@@ -301,4 +301,4 @@ def lower_scalar(op: Operation, operands: Sequence[SSAValue], emit: Emit) -> SSA
 
 def is_scalar_lowerable(op: Operation) -> bool:
     """Whether `lower_scalar` handles `op`: every `Elementwise` op."""
-    return op.has_trait(Elementwise)
+    return has_trait(op, Elementwise)

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation
 
 from dflow.dialects.df import annotations
-from dflow.dialects.df.traits import ViewLike
+from dflow.dialects.df.traits import ViewLike, has_trait
 
 T = TypeVar("T", bound=Hashable)
 
@@ -166,7 +166,7 @@ def _generator_link(op: Operation, members: Container[Operation]) -> Link | None
 
 def _metadata_link(op: Operation, members: Container[Operation]) -> Link | None:
     """A view (a reshape) follows the producer of its input, when that is a `df` op."""
-    if not op.has_trait(ViewLike):
+    if not has_trait(op, ViewLike):
         return None
     producer = op.operands[0].owner
     if not isinstance(producer, Operation) or producer not in members:

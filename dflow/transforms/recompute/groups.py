@@ -28,6 +28,7 @@ from xdsl.traits import Pure
 from dflow.dialects.df import annotations
 from dflow.dialects.df.communication import RecvOp
 from dflow.dialects.df.constant import ConstantOp
+from dflow.dialects.df.traits import has_trait
 
 Predicate = Callable[[Operation], bool]
 
@@ -60,7 +61,7 @@ def recomputable(block: Block) -> Predicate:
     def test(op: Operation) -> bool:
         return (
             op not in excluded
-            and op.has_trait(Pure)
+            and has_trait(op, Pure)
             and not isinstance(op, ConstantOp | RecvOp)
             and annotations.RECOMPUTED not in op.attributes
             and bool(op.results)

@@ -43,7 +43,7 @@ from xdsl.passes import ModulePass
 from dflow.analysis.memory.function_schedule import plan_function
 from dflow.analysis.memory.liveness import PlanError
 from dflow.dialects.df import annotations
-from dflow.dialects.df.traits import CheapToRecompute
+from dflow.dialects.df.traits import CheapToRecompute, has_trait
 from dflow.passes import statistics
 from dflow.passes.failures import pass_failure
 from dflow.transforms.recompute.budget import (
@@ -83,7 +83,7 @@ def _hinted(op: Operation) -> bool:
 
 
 def _cheap_or_hinted(op: Operation) -> bool:
-    return op.has_trait(CheapToRecompute) or _hinted(op)
+    return has_trait(op, CheapToRecompute) or _hinted(op)
 
 
 @dataclass(frozen=True)
