@@ -114,9 +114,9 @@ _PLAIN_ELEMENT_CLASSES = frozenset(
 is an element type without hashing it (xDSL hashes an attribute field by field)."""
 
 
-_CHECKED: dict[int, TensorType[Attribute]] = {}
-"""The types `static_tensor` accepted, by identity (each held, so its id stays its
-own); emptied when it reaches `_CHECKED_MOST`."""
+_CHECKED: dict[int, tuple[TensorType[Attribute], Shape]] = {}
+"""The types `static_tensor` accepted and their shapes, by identity (each type held,
+so its id stays its own); emptied when it reaches `_CHECKED_MOST`."""
 
 _CHECKED_MOST = 1 << 16
 
@@ -126,13 +126,20 @@ def static_tensor(type: Attribute) -> TensorType[Attribute]:
     (Called for every operand and result of every op verified, and about ten times
     per op by the lowering: 2 us, where `isa(type, TensorType[...])`, `get_shape()`
     and a set lookup took 5; a type seen before, by identity, 0.1 us.)"""
-    if _CHECKED.get(id(type)) is type:
-        return cast(TensorType[Attribute], type)
+    return _known(type)[0]
+
+
+def _known(type: Attribute) -> tuple[TensorType[Attribute], Shape]:
+    """`type` checked by `static_tensor`, and its shape (xDSL builds the tuple anew
+    each time: 2 us)."""
+    known = _CHECKED.get(id(type))
+    if known is not None and known[0] is type:
+        return known
     checked = _checked_tensor(type)
     if len(_CHECKED) >= _CHECKED_MOST:
         _CHECKED.clear()
-    _CHECKED[id(type)] = checked
-    return checked
+    known = _CHECKED[id(type)] = (checked, checked.get_shape())
+    return known
 
 
 def _checked_tensor(type: Attribute) -> TensorType[Attribute]:
@@ -148,7 +155,7 @@ def _checked_tensor(type: Attribute) -> TensorType[Attribute]:
 
 
 def shape_of(type: Attribute) -> Shape:
-    return static_tensor(type).get_shape()
+    return _known(type)[1]
 
 
 def element_of(type: Attribute) -> Attribute:
@@ -186,8 +193,8 @@ def element_bytes(type: Attribute) -> int:
 
 def tensor_bytes(type: Attribute) -> int:
     """Bytes of a statically shaped df tensor: elements times their width."""
-    tensor = static_tensor(type)
-    return prod(tensor.get_shape()) * ELEMENT_BYTES[tensor.element_type]
+    tensor, shape = _known(type)
+    return prod(shape) * ELEMENT_BYTES[tensor.element_type]
 
 
 def bool_attr(value: bool) -> BoolAttr:
