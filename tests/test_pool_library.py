@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import dflow
 from dflow.dialects.df import reference
 from dflow.runtime.library import cpu
 
@@ -148,3 +149,32 @@ def test_an_index_outside_the_plane_is_an_index_error() -> None:
         reference.max_pool2d_grad_indices(dy, indices, grad.shape)
     with pytest.raises(IndexError, match=message):
         cpu.max_pool2d_grad_indices_f32(dy, indices, grad, 1, 2, 1, 1, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "window",
+    [
+        {"kernel": (2, 2), "strides": (2, 2)},
+        {"kernel": (3, 3), "strides": (2, 2), "pads": (1,) * 4},
+    ],
+    ids=["2x2", "3x3-padded"],
+)
+def test_compiled_max_pool_gradient_is_pytorchs(window: dict[str, Any]) -> None:
+    """`dflow.grad` of a max pool, compiled (the forward pass keeping the indices),
+    equals PyTorch's autograd on inputs full of ties, where finite differences say
+    nothing: both give a window's gradient to its first maximum."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(SEED)
+    x = rng.integers(-2, 3, (2, 3, 9, 9)).astype(np.float32)
+    weights = rng.standard_normal((2, 3, 5, 5) if "pads" in window else (2, 3, 4, 4))
+    weights = weights.astype(np.float32)
+
+    def loss(x: Any) -> Any:
+        return dflow.reduce_sum(dflow.max_pool2d(x, **window) * weights)
+
+    got = dflow.jit(dflow.grad(loss))(x)
+    tensor = torch.from_numpy(x).requires_grad_()
+    pads = window.get("pads", (0, 0, 0, 0))[:2]
+    pooled = torch.nn.functional.max_pool2d(tensor, window["kernel"], window["strides"], pads)
+    (pooled * torch.from_numpy(weights)).sum().backward()
+    np.testing.assert_allclose(got, tensor.grad.numpy(), rtol=1e-6, atol=1e-6)
