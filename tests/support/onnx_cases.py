@@ -5,7 +5,7 @@ installed `onnx` wheel, and which of them dflow cannot run and why.
 longer ships their data). A case counts when its graph is one node whose op type
 dflow imports. It is *excluded* when the model itself asks for what dflow has
 not: an element type dflow lacks at the graph's edge (FLOAT8E8M0, strings), a 3-D
-convolution, MaxPool's Indices output, training mode, or a `ScatterND` that
+convolution, training mode, or a `ScatterND` that
 multiplies or takes maxima or minima. The reason is read from the model, not from
 the importer, and `tests/test_onnx_conformance.py` checks that the
 importer refuses each excluded case with one line naming that reason.
@@ -138,7 +138,6 @@ def _node_exclusion(case: Case) -> tuple[str, str] | None:
     checks = [
         (case.op_type == "Conv" and len(_input_shape(case, 0)) == 5, "a 3-D convolution",
          "3-D"),
-        (case.op_type == "MaxPool" and len(node.output) > 1, "the Indices output", "Indices"),
         (_training_input(case), "training mode (dropping at random)", "training"),
         (case.op_type == "ScatterND" and attributes.get("reduction", b"none") not in
          (b"none", b"add"), "a ScatterND reduction other than none and add", "reduction"),

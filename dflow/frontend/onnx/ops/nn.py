@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from onnx import TensorProto
-from xdsl.dialects.builtin import f32, f64
+from xdsl.dialects.builtin import f32, f64, i64
 
 from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
@@ -156,8 +156,6 @@ def _conv2d(
 
 
 def _pool_window(node: Node, x: Tensor) -> tuple[Window, tuple[int, int]]:
-    if len(node.proto.output) > 1 and node.proto.output[1]:
-        raise node.error("the Indices output is not supported")
     kernel = node.ints("kernel_shape")
     if kernel is None:
         raise node.error("attribute kernel_shape is missing")
@@ -170,11 +168,36 @@ def max_pool(node: Node) -> list[Tensor]:
     which holds every 8-bit (and 32-bit) value exactly."""
     x = node.input(0)
     element = node.element(x)
+    indices = len(node.proto.output) > 1 and bool(node.proto.output[1])
     if len(x.shape) == 5:
+        if indices:
+            raise node.error("the Indices output of a 3-D MaxPool is not supported")
         return [separable_3d(node, x, max_pool)]
-    if element not in FLOATS:
-        return [_float_max_pool(node, x.cast(f64)).cast(element)]
-    return [_float_max_pool(node, x)]
+    floats = x if element in FLOATS else x.cast(f64)
+    y = _float_max_pool(node, floats)
+    y = y if element in FLOATS else y.cast(element)
+    return [y, _max_pool_indices(node, floats)] if indices else [y]
+
+
+def _max_pool_indices(node: Node, x: Tensor) -> Tensor:
+    """ONNX's `Indices`: where each window's maximum lies, flattened over the whole
+    input, `storage_order` 0 row-major (`((n * C + c) * H + h) * W + w`) or 1
+    column-major in the plane (`((n * C + c) * W + w) * H + h`): `df.max_pool2d_indices`
+    (`h * W + w`) and the offset of its plane."""
+    win, _ = _pool_window(node, x)
+    if win.dilations != (1, 1):
+        raise node.error("the Indices output of a dilated MaxPool is not supported")
+    plain = as_2d(x)
+    n, c, height, width = plain.shape
+    op = df.MaxPool2DIndicesOp(plain.value, kernel=win.kernel, strides=win.strides, pads=win.pads)
+    place = node.emit(op)
+    graph = node.graph
+    if node.int("storage_order", 0) == 1:  # the row by f64 division: exact below 2**52
+        row = ((place.cast(f64) + 0.5) / graph.constant(float(width))).cast(i64)
+        column = place - row * graph.constant(np.int64(width))
+        place = column * graph.constant(np.int64(height)) + row
+    planes = np.arange(n * c, dtype=np.int64).reshape(n, c, 1, 1) * (height * width)
+    return from_2d(place + graph.constant(planes), spatial_rank(node, x))
 
 
 def _float_max_pool(node: Node, x: Tensor) -> Tensor:
