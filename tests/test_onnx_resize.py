@@ -1,7 +1,7 @@
 """`Resize` to `sizes` keeping the aspect ratio (`keep_aspect_ratio_policy`
 `not_larger`, `not_smaller`), in the modes and on the axes models use, compared with
 ONNX Runtime: one scale for every resized axis (the smallest or largest of the
-size ratios), each axis `round_half_up(scale · size)` long."""
+size ratios), each axis `round_half_up(scale · size)` long; and an empty axis."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from onnx import TensorProto, helper
 from onnx_models import onnx_runtime
 
 import dflow
+from dflow.frontend.onnx import OnnxImportError, import_model
 
 pytestmark = pytest.mark.usefixtures("module_cache")
 
@@ -49,3 +50,17 @@ def test_resize_keeping_the_aspect_ratio_matches_onnx_runtime(case: str, policy:
     actual = dflow.compile(model)(x)
     assert actual.shape == expected.shape
     np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_an_empty_axis_stays_empty_and_cannot_grow() -> None:
+    """An axis of size 0 resizes to 0 elements (an empty result, the other axes
+    resized); asked for more by `sizes`, the node is refused in one line."""
+    model = _model((1, 0, 4, 4), [0, 6, 6], [1, 2, 3], mode="linear")
+    actual = dflow.compile(model)(np.zeros((1, 0, 4, 4), np.float32))
+    assert actual.shape == (1, 0, 6, 6)
+    grown = _model((1, 0, 4, 4), [1, 6, 6], [1, 2, 3], mode="linear")
+    with pytest.raises(OnnxImportError) as refused:
+        import_model(grown)
+    message = refused.value.message
+    assert "axis 1 of X [1, 0, 4, 4] is empty: it cannot be resized to 1" in message
+    assert "\n" not in message

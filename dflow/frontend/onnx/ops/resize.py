@@ -94,6 +94,13 @@ def resize(node: Node) -> list[Tensor]:
     if sizes is not None and _policy(node) != "stretch":
         return [_kept_aspect(node, x, chosen, sizes, cropping)]
     for k, axis in enumerate(chosen):
+        if x.shape[axis] == 0:  # an empty axis resizes to nothing, by any scale
+            if sizes is not None and int(sizes[k]):
+                raise node.error(
+                    f"axis {axis} of X {list(x.shape)} is empty: it cannot be resized to "
+                    f"{int(sizes[k])}"
+                )
+            continue
         if _unchanged(x.shape[axis], k, scales, sizes) and not cropping:
             continue
         weights, offsets = _resampling(node, x.shape[axis], k, len(chosen), scales, sizes, roi)
