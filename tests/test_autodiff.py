@@ -394,6 +394,19 @@ def test_concat(axis: int) -> None:
     check_gradients(lambda *xs: concat(list(xs), axis), *inputs)
 
 
+def test_max_pool_of_an_empty_plane_has_an_empty_gradient() -> None:
+    """A plane of no element, padded into windows: the pool is all -inf and the
+    input's gradient is empty (there is no index to keep)."""
+    module = differentiate(
+        loss_module(lambda x: max_pool2d(x, (2, 2), pads=(1, 0, 1, 0)), [normal(1, 2, 0, 3)]),
+        [0],
+    )
+    names = {op.name for op in functions(module)["main_grad"].walk()}
+    assert "df.max_pool2d_indices" not in names and "df.max_pool2d" in names
+    _, grad = run_function(module, "main_grad", [normal(1, 2, 0, 3)])
+    assert grad.shape == (1, 2, 0, 3)
+
+
 def test_small_network() -> None:
     """A conv, pool, matmul and softmax chain: the rules compose."""
 

@@ -214,25 +214,13 @@ def _pooling(op_type: type[df.Pool2DOp]) -> Callable[..., Tensor]:
 
 max_pool2d = _pooling(df.MaxPool2DOp)
 avg_pool2d = _pooling(df.AvgPool2DOp)
+max_pool2d_indices = _pooling(df.MaxPool2DIndicesOp)
 
 
 def max_pool2d_grad(input: Tensor, output_grad: Tensor, **window: Any) -> Tensor:
     """`df.max_pool2d_grad`: each window's gradient to its (first) maximum."""
     x, dy = _tensor("max_pool2d_grad", 0, input), _tensor("max_pool2d_grad", 1, output_grad)
     return _emit(x.graph, lambda: df.MaxPool2DGradOp(x.value, dy.value, **window))
-
-
-def max_pool2d_indices(
-    input: Tensor,
-    kernel: Sequence[int],
-    strides: Sequence[int] = (1, 1),
-    pads: Sequence[int] = (0, 0, 0, 0),
-) -> Tensor:
-    """`df.max_pool2d_indices`: where each window's (first) maximum lies, as i64
-    `h * W + w` in the input's plane (PyTorch's `max_pool2d` indices)."""
-    x = _tensor("max_pool2d_indices", 0, input)
-    window = {"kernel": kernel, "strides": strides, "pads": pads}
-    return _emit(x.graph, lambda: df.MaxPool2DIndicesOp(x.value, **window))
 
 
 def max_pool2d_grad_indices(

@@ -142,8 +142,7 @@ class _Rewrite:
             return self.blocked_conv(op)
         if isinstance(op, MaxPool2DOp | AvgPool2DOp):
             pool = MaxPool2DNchwcOp if isinstance(op, MaxPool2DOp) else AvgPool2DNchwcOp
-            window = {"strides": op.stride_values, "pads": op.pad_values}
-            return pool(self.twins[op.input], kernel=op.kernel_values, **window)
+            return pool(self.twins[op.input], **op.window)
         operands = [self.to_blocked(v, op) for v in op.operands]
         result = static_tensor(op.results[0].type)
         if isinstance(op, ConcatOp):

@@ -431,6 +431,13 @@ class PoolingOp(WindowOp, abc.ABC):
     def kernel_values(self) -> tuple[int, ...]:
         return _values(self.kernel)
 
+    @property
+    def window(self) -> dict[str, tuple[int, ...]]:
+        """The keyword arguments that build a pooling op with this op's window:
+        kernel, strides, pads."""
+        strides, pads = self.stride_values, self.pad_values
+        return {"kernel": self.kernel_values, "strides": strides, "pads": pads}
+
     def pooled_type(self, input: Attribute) -> TensorType:
         """The pooled output type of `input` under this op's properties."""
         return Pool2DOp.infer_type(input, self.kernel_values, self.stride_values, self.pad_values)
@@ -594,34 +601,26 @@ class MaxPool2DGradOp(PoolingOp, HasSemantics):
 
 
 @irdl_op_definition
-class MaxPool2DIndicesOp(PoolingOp, HasSemantics):
-    """Where each window's maximum lies: an i64 index `h * W + w` into the input's
-    plane (PyTorch's `max_pool2d_with_indices`), the first maximum in row-major window
-    order or the first NaN; padding never wins. `df-autodiff` puts it in place of a
-    `df.max_pool2d` that needs a gradient: the forward pass reads the maxima there
-    (`df.gather_elements`) and keeps the indices for `df.max_pool2d_grad_indices`."""
+class MaxPool2DIndicesOp(Pool2DOp):
+    """Where each window's maximum lies, as an i64 `h * W + w` in the input's plane.
+
+    These are PyTorch's `max_pool2d_with_indices` indices: the first maximum in
+    row-major window order or the first NaN; padding never wins. `df-autodiff` puts it
+    in place of a `df.max_pool2d` that needs a gradient: the forward pass reads the
+    maxima there (`df.gather_elements`) and keeps the indices for
+    `df.max_pool2d_grad_indices`."""
 
     name = "df.max_pool2d_indices"
+    POOL = staticmethod(reference.max_pool2d_indices)
 
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
+    @staticmethod
+    def infer_type(
+        input: Attribute, kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+    ) -> TensorType:
+        return TensorType(i64, Pool2DOp.infer_type(input, kernel, strides, pads).get_shape())
 
-    assembly_format = "$input " + FUNCTIONAL_SYNTAX
-
-    def __init__(
-        self,
-        input: Value,
-        *,
-        kernel: Sequence[int],
-        strides: Sequence[int] = DEFAULT_STRIDES,
-        pads: Sequence[int] = DEFAULT_PADS,
-    ):
-        pooled = Pool2DOp.infer_type(_type(input), kernel, strides, pads)
-        super().__init__(
-            operands=[input],
-            result_types=[TensorType(i64, pooled.get_shape())],
-            properties=_pool_properties(kernel, strides, pads),
-        )
+    def pooled_type(self, input: Attribute) -> TensorType:
+        return self.infer_type(input, self.kernel_values, self.stride_values, self.pad_values)
 
     def verify_types(self) -> None:
         pooled = shape_of(self.pooled_type(self.input.type))
@@ -629,13 +628,7 @@ class MaxPool2DIndicesOp(PoolingOp, HasSemantics):
             raise ShapeError(
                 f"input {self.input.type} has an empty plane: its windows hold no element"
             )
-        require_result(self.result.type, TensorType(i64, pooled), [self.input.type])
-
-    def semantics(self, inputs: Sequence[Array]) -> Array:
-        out_hw = shape_of(self.result.type)[2:]
-        return reference.max_pool2d_indices(
-            inputs[0], self.kernel_values, self.stride_values, self.pad_values, out_hw
-        )
+        super().verify_types()
 
 
 @irdl_op_definition

@@ -342,13 +342,9 @@ def _conv2d(e: Emitter, op: nn.Conv2DOp, g: SSAValue, wanted: Sequence[bool]) ->
     return grads
 
 
-def _window(op: nn.PoolingOp) -> dict[str, tuple[int, ...]]:
-    return {"kernel": op.kernel_values, "strides": op.stride_values, "pads": op.pad_values}
-
-
 @gradient(nn.AvgPool2DOp)
 def _avg_pool(e: Emitter, op: nn.AvgPool2DOp, g: SSAValue, wanted: Sequence[bool]) -> Grads:
-    return [e.emit(nn.AvgPool2DGradOp(g, static_tensor(op.input.type), **_window(op)))]
+    return [e.emit(nn.AvgPool2DGradOp(g, static_tensor(op.input.type), **op.window))]
 
 
 @gradient(nn.MaxPool2DOp)
@@ -361,14 +357,14 @@ def _max_pool(e: Emitter, op: nn.MaxPool2DOp, g: SSAValue, wanted: Sequence[bool
     n, c, height, width = input_type.get_shape()
     if height * width == 0:
         return [e.zeros(input_type)]
-    indices = nn.MaxPool2DIndicesOp(op.input, **_window(op))
+    indices = nn.MaxPool2DIndicesOp(op.input, **op.window)
     count = prod(shape_of(indices.result.type)[2:])
     planes = so.ReshapeOp(op.input, (n, c, height * width))
     flat = so.ReshapeOp(indices, (n, c, count))
     maxima = indexing.GatherElementsOp(planes, flat, 2)
     pooled = so.ReshapeOp(maxima, shape_of(op.result.type))
     e.replace_forward(op, [indices, planes, flat, maxima, pooled])
-    gradient = nn.MaxPool2DGradIndicesOp(g, indices, input_type, **_window(op))
+    gradient = nn.MaxPool2DGradIndicesOp(g, indices, input_type, **op.window)
     return [e.emit(gradient)]
 
 
