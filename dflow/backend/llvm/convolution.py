@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from dflow.backend.llvm import masks
 from dflow.backend.llvm.depthwise import per_channel_lines
@@ -113,6 +114,9 @@ class DirectConv:
     Empty: it has none."""
     buffers: int = 0
     """The buffers the elementwise rest reads or writes, passed after `y`."""
+
+    rest_inlined: ClassVar[bool] = True
+    """The elementwise rest inlined where it is called, on each piece written."""
 
     @property
     def max_pool(self) -> bool:

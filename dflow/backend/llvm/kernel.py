@@ -497,14 +497,15 @@ class KernelPrinter:
     ) -> None:
         """The convolution `call` makes, here where its elementwise rest was, calling
         the rest's function on each piece of its output (`epilogue.py`)."""
-        self.chunks.append(self.elementwise_function(rest))
+        self.chunks.append(self.elementwise_function(rest, conv.rest_inlined))
         conv = replace(conv, fused=self.kernel, buffers=len(rest.buffers))
         print_convolution(self, call, conv, [self.value(b) for b in rest.buffers])
 
-    def elementwise_function(self, rest: Elementwise) -> list[str]:
+    def elementwise_function(self, rest: Elementwise, inlined: bool) -> list[str]:
         """`@"<kernel>.elementwise"(ptr %e<i>..., i64 %f0, i64 %f1)`: the body of the
         rest's loop on its elements `[f0, f1)`, one run of its innermost loop after the
-        other (the outer induction variables rebuilt from the run's first element)."""
+        other (the outer induction variables rebuilt from the run's first element);
+        always inlined, or never (`inlined`, the convolution's `rest_inlined`)."""
         printer = KernelPrinter(
             self.declarations, kernel=self.kernel, trips=None, tail_folded=[], counter=self.counter
         )
@@ -513,7 +514,7 @@ class KernelPrinter:
         parameters = "".join(f"ptr %e{i}, " for i in range(len(rest.buffers)))
         printer.lines.append(
             f'define internal void @"{self.kernel}.elementwise"({parameters}i64 %f0, i64 %f1) '
-            "alwaysinline {"
+            f"{'alwaysinline' if inlined else 'noinline'} {{"
         )
         printer.label("entry")
         printer.emit("br label %run")
