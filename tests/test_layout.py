@@ -267,6 +267,38 @@ def test_the_tile_is_vector_fmas() -> None:
     assert [(t.blocks, t.pixels) for t in seven.tiles()] == [(1, 7), (3, 7)]
 
 
+@pytest.mark.parametrize("shape", [(4, 6, 14), (3, 7, 7), (4, 6, 56)])
+def test_the_tile_keeps_its_vectors_in_registers(shape: tuple[int, int, int]) -> None:
+    """Compiled for this CPU with its strides constant (as each kernel's copy is), a
+    tile's loop keeps accumulators, filter vectors and the broadcast input in the
+    AVX-512 registers: no stack access at all (45 in the 3 x 7 tile when every
+    pixel's input was broadcast before the FMAs)."""
+    llvm_jit = pytest.importorskip("dflow.runtime.llvm_jit")
+    if "+avx512f" not in llvm_jit.llvm.get_host_cpu_features().flatten():
+        pytest.skip("the tiles are sized for AVX-512's 32 vector registers")
+    blocks, pixels, width = shape
+    conv = NchwcConv(1, 8, width, width, 8, 3, 3, 1, 1, 1, 1)
+    (tile,) = [t for t in conv.tiles() if (t.blocks, t.pixels) == (blocks, pixels)]
+    hp, wp = conv.plane
+    strides = [wp * 16, hp * wp * 16, conv.filter_block, width * width * 16, 0]
+    caller = (
+        "define void @caller(ptr %x, ptr %w, ptr %b, ptr %y, i64 %cbs, i1 %first) {\n"
+        f'entry:\n  call void @"{tile.name}"(ptr %x, ptr %w, ptr %b, ptr %y, i64 %cbs, '
+        f"i1 %first, {', '.join(f'i64 {s}' for s in strides)})\n  ret void\n}}\n"
+    )
+    text = "\n".join(
+        [
+            tile.definition().replace("define void", "define internal void", 1),
+            "declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)",
+            caller,
+        ]
+    )
+    machine = llvm_jit.target_machine()
+    assembly = machine.emit_assembly(llvm_jit._optimized_module(text, machine))
+    assert assembly.count("vfmadd") == 16 * blocks * pixels  # one tap a trip
+    assert "(%rsp)" not in assembly
+
+
 def test_compiled_networks_fall_back_where_layout_does_not_apply(tmp_path: Path) -> None:
     """32 outputs (fewer than a tile's blocks) and a grouped convolution stay NCHW
     and run."""
