@@ -188,8 +188,9 @@ def blocked_call(
     shapes = (conv.n, conv.c // lanes, conv.hw, conv.hw, conv.o // 16, conv.k, conv.k)
     blocked = NchwcConv(*shapes, p, p, p, p, False, s, s, lanes)
     tiles = [tile.definition() for tile in blocked.tiles()]
-    driver = blocked.definition().replace(f'internal void @"{blocked.name}"', "void @conv")
-    text = "\n".join([*tiles, driver])
+    call = f'call void @"{blocked.name}"(ptr %x, ptr %w, ptr %y, i64 {blocked.cb})'
+    entry = f"define void @conv(ptr %x, ptr %w, ptr %y) {{\nentry:\n  {call}\n  ret void\n}}"
+    text = "\n".join([*tiles, blocked.definition(), entry])
     machine = llvm_jit.target_machine()
     code = llvm_jit.compile_object("\n".join([text, *DECLARATIONS]), machine)
     library = llvm_jit.library_of([code], machine)

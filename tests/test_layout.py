@@ -13,6 +13,7 @@ against the same.
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from compiled_support import check, kernels_typed_as_declared, normal
 
 import dflow
 from dflow.backend.llvm.nchwc import NchwcConv
-from dflow.backend.llvm.program import SHARED_AFTER
 from dflow.dialects.df import reference
 from dflow.driver.compilation.compiler import lowering_pipeline
 from dflow.driver.loading.pipeline import apply_pipeline
@@ -234,26 +234,36 @@ def test_generated_nchwc_pools_match_the_interpreter(tmp_path: Path) -> None:
     assert "max_pool_nchwc" in source and "avg_pool_nchwc" in source
 
 
-def test_tiles_many_kernels_call_are_compiled_once(tmp_path: Path) -> None:
-    """A tile that more than `SHARED_AFTER` kernel units call is a unit of its own
-    (DenseNet's 1x1 convolutions), one that few call a copy in each (the 3x3 here)."""
+def test_layers_differing_in_input_channels_share_a_kernel(tmp_path: Path) -> None:
+    """A dense block's 1x1 layers (here 64, 128 and 192 input channels into 64, each
+    with its ReLU, after a 3x3 convolution that blocks the input) print one kernel,
+    which takes the input's channel blocks as an argument and is compiled once; the
+    tiles it calls are units of their own."""
     rng = np.random.default_rng(10)
     x = normal(rng, (1, 64, 8, 8), "f32")
     start = normal(rng, (64, 64, 3, 3), "f32", 0.1)
-    widths = [64 + 16 * i for i in range(SHARED_AFTER + 2)]
-    filters = [normal(rng, (o, c, 1, 1), "f32", 0.1) for c, o in itertools.pairwise(widths)]
+    filters = [normal(rng, (64, c, 1, 1), "f32", 0.1) for c in (64, 128, 192)]
 
     def body(graph: Graph, x: Tensor) -> dict[str, Tensor]:
-        y = dflow.conv2d(x, graph.constant(start), pads=(1, 1, 1, 1))
+        x = dflow.conv2d(x, graph.constant(start), pads=(1, 1, 1, 1))
+        features = [x]
         for f in filters:
-            y = dflow.conv2d(y, graph.constant(f)).relu()
-        return {"y": y}
+            inputs = dflow.concat(features, axis=1) if len(features) > 1 else x
+            features.append(dflow.conv2d(inputs, graph.constant(f)).relu())
+        return {"y": dflow.concat(features, axis=1)}
 
     check(tmp_path, [x], body, f32_atol=1e-4)
     source = next(tmp_path.glob("*.ll")).read_text()
-    assert "; ===== unit dflow.nchwc_tile.4x6.k1x1.s1.i16: shared" in source
-    assert 'define internal void @"dflow.nchwc_tile.4x6.k3x3.s1.i16"' in source
-    assert source.count('define void @"dflow.nchwc_tile.4x6.k1x1.s1.i16"') == 1
+    driver = re.compile(r'define internal void @"(dflow\.k\.[0-9a-f]+)\.conv_nchwc\.1xcx8x8x16\.')
+    assert len(driver.findall(source)) == 1
+    (kernel,) = driver.findall(source)
+    calls = re.findall(rf'call void @"{kernel}"\(.*, i64 (\d+)\)', source)
+    assert sorted(calls) == ["12", "4", "8"]  # 64, 128 and 192 channels in blocks of 16
+    for tile in ("4x6", "4x2"):
+        name = f"dflow.nchwc_tile.{tile}.k1x1.s1.i16"
+        assert f"; ===== unit {name}: shared" in source
+        assert source.count(f'define void @"{name}"') == 1
+        assert f'define internal void @"{name}"' not in source
 
 
 def test_the_tile_is_vector_fmas() -> None:

@@ -162,11 +162,14 @@ class KernelPrinter:
     """Whether outer parallel loops are split over threads (`threads.py`)."""
     lines: list[str] = field(default_factory=list[str])
     chunks: list[list[str]] = field(default_factory=list[list[str]])
+    """The functions printed after the kernel: of the loops split over threads, and
+    of a convolution with its elementwise rest fused (`epilogue.py`)."""
     shared: dict[str, str] = field(default_factory=dict[str, str])
     """Functions kernels share, by name (the NCHWc tiles): defined in units of their
     own (`program.py`), declared in the kernel's."""
-    """The functions printed after the kernel: of the loops split over threads, and
-    of a convolution with its elementwise rest fused (`epilogue.py`)."""
+    scalars: list[int] = field(default_factory=list[int])
+    """The kernel's shapes taken as arguments (`size_argument`): its callers pass them, after
+    its buffers, so that kernels differing only in them print the same."""
     kernel: str = ""
     calls_made: bool = False
     """Whether the kernel's library calls are made before it, from Python (an
@@ -201,6 +204,12 @@ class KernelPrinter:
     def value(self, value: SSAValue) -> str:
         return self.names[value]
 
+    def size_argument(self, size: int) -> str:
+        """`size` as the kernel's next `i64` argument (`%s<i>`), which its callers
+        pass (`scalars`)."""
+        self.scalars.append(size)
+        return f"%s{len(self.scalars) - 1}"
+
     def emit(self, line: str) -> None:
         self.lines.append("  " + line)
 
@@ -209,8 +218,9 @@ class KernelPrinter:
         self.block = name
 
     def function(self, op: func.FuncOp, symbol: str | None = None) -> list[str]:
-        """`op` as `define void @<symbol>(ptr, ...)` (its own name by default), and
-        the chunk functions of its loops split over threads after it."""
+        """`op` as `define void @<symbol>(ptr, ..., i64, ...)` (its own name by
+        default; its buffers, then its `scalars`), and the chunk functions of its
+        loops split over threads after it."""
         arguments: list[str] = []
         for index, argument in enumerate(op.body.block.args):
             buffer = argument.type
@@ -222,10 +232,14 @@ class KernelPrinter:
             self.names[argument] = f"%a{index}"
             arguments.append(f"ptr %a{index}")
         self.kernel = symbol or op.sym_name.data
-        self.lines.append(f"define void @{llvm_symbol(self.kernel)}({', '.join(arguments)}) {{")
+        head = len(self.lines)
         self.label("entry")
         self.ops(op.body.block)
         self.lines.append("}")
+        arguments += [f"i64 %s{i}" for i in range(len(self.scalars))]
+        self.lines.insert(
+            head, f"define void @{llvm_symbol(self.kernel)}({', '.join(arguments)}) {{"
+        )
         for chunk in self.chunks:
             self.lines += ["", *chunk]
         if self.scalar_loops:

@@ -163,10 +163,10 @@ def print_convolution(
     else:
         printer.declarations.add(conv.definition())
     buffers = op.arguments[: 2 if conv.pool else 4 if conv.bias else 3]
-    arguments = ", ".join(
-        [*(f"ptr {printer.value(v)}" for v in buffers), *(f"ptr {r}" for r in rest)]
-    )
-    printer.emit(f'call void @"{conv.name}"({arguments})')
+    arguments = [*(f"ptr {printer.value(v)}" for v in buffers), *(f"ptr {r}" for r in rest)]
+    if isinstance(conv, NchwcConv):
+        arguments.append(f"i64 {printer.size_argument(conv.cb)}")
+    printer.emit(f'call void @"{conv.name}"({", ".join(arguments)})')
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:

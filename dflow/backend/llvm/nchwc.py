@@ -146,12 +146,6 @@ class NchwcConv:
         return self.group_blocks[0] * self.kh * self.kw * self.lanes * BLOCK
 
     @property
-    def chunk(self) -> int:
-        """Input channel blocks per pass."""
-        per_block = self.tile_shape[0] * self.kh * self.kw * self.lanes * BLOCK * 4
-        return max(1, min(self.group_blocks[0], CHUNK_BYTES // per_block))
-
-    @property
     def images_inner(self) -> bool:
         """Whether the images are looped inside each pass of a tile's blocks (all
         images padded first), so that the filter is read once a call, not once an
@@ -166,9 +160,17 @@ class NchwcConv:
         return self.n > 1 and self.ob * self.filter_block > tiles * image
 
     @property
+    def limit(self) -> int:
+        """The most input channel blocks a pass takes, so that the filter a tile's blocks
+        read in it fits `CHUNK_BYTES` (a group's blocks where it has fewer)."""
+        per_block = self.tile_shape[0] * self.kh * self.kw * self.lanes * BLOCK * 4
+        return max(1, CHUNK_BYTES // per_block)
+
+    @property
     def name(self) -> str:
+        """Named after its shapes but the input's channel blocks (`c`), an argument."""
         pads = f"{self.top}.{self.left}.{self.bottom}.{self.right}"
-        shapes = f"{self.n}x{self.cb}x{self.h}x{self.w}x{self.lanes}.{self.ob}x{self.kh}x{self.kw}"
+        shapes = f"{self.n}xcx{self.h}x{self.w}x{self.lanes}.{self.ob}x{self.kh}x{self.kw}"
         strides = f".s{self.sh}.{self.sw}"
         bias = ".bias" if self.bias else ""
         groups = f".g{self.groups}" if self.groups > 1 else ""
@@ -190,8 +192,13 @@ class NchwcConv:
                 yield self.tile(j, p)
 
     def definition(self) -> str:
-        """`void @<name>(ptr x, ptr w, [ptr bias,] ptr y, [ptr e<i>...])`, internal to
-        its module, calling the tile functions (`tiles`), defined apart."""
+        """`void @<name>(ptr x, ptr w, [ptr bias,] ptr y, [ptr e<i>...,] i64 cb)`,
+        internal to its module, calling the tile functions (`tiles`), defined apart.
+        The input's channel blocks `cb` are an argument (the kernel's own, from
+        `KernelPrinter.size_argument`): the layers of a dense block, which differ only
+        in them, print one kernel, compiled once. Nothing the driver chooses depends
+        on them (`images_inner` weighs two quantities proportional to them), and the
+        loops they bound are outer ones."""
         return "\n".join(_Driver(self).lines())
 
 
@@ -373,13 +380,11 @@ class _Driver:
         names = ["x", "w", *(("bias",) if conv.bias else ()), "y"]
         names += [f"e{i}" for i in range(conv.buffers)]
         parameters = ", ".join(f"ptr %{name}" for name in names)
-        return f'define internal void @"{conv.name}"({parameters}) {{'
+        return f'define internal void @"{conv.name}"({parameters}, i64 %cb) {{'
 
     def lines(self) -> list[str]:
         conv = self.conv
-        hp, wp = conv.plane
-        floats = conv.cb * hp * wp * conv.lanes
-        lines = [self.signature(), "entry:"]
+        lines = [self.signature(), "entry:", *self.sizes()]
         if not conv.bias:
             lines += [
                 f"  %bias = alloca [{TILE_BLOCKS * BLOCK} x float], align 64",
@@ -388,8 +393,9 @@ class _Driver:
         copies = conv.n if conv.images_inner else 1
         if conv.padded:
             lines += [
-                f"  %xp = call ptr @malloc(i64 {copies * floats * 4})",
-                f"  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 {copies * floats * 4}, i1 0)",
+                f"  %d.bytes = mul i64 %d.image, {copies * 4}",
+                "  %xp = call ptr @malloc(i64 %d.bytes)",
+                "  call void @llvm.memset.p0.i64(ptr %xp, i8 0, i64 %d.bytes, i1 0)",
             ]
         lines += (
             self.filter_stationary() if conv.images_inner else _loop("n", str(conv.n), self.image)
@@ -398,12 +404,34 @@ class _Driver:
             lines.append("  call void @free(ptr %xp)")
         return [*lines, "  ret void", "}"]
 
+    def sizes(self) -> list[str]:
+        """What the input's channel blocks `%cb` decide: a group's (`%d.cbg`), a pass's
+        (`%d.chunk`, at most `NchwcConv.limit`), the passes (`%d.passes`, the last's index
+        `%d.last`), the floats of an output block's filter (`%d.fb`), of an image's
+        (padded) input (`%d.image`) and of a group's (`%d.group`), and the input's rows
+        over its blocks (`%d.rows`)."""
+        conv = self.conv
+        hp, wp = conv.plane
+        return [
+            f"  %d.cbg = udiv i64 %cb, {conv.groups}",
+            f"  %d.few = icmp ult i64 %d.cbg, {conv.limit}",
+            f"  %d.chunk = select i1 %d.few, i64 %d.cbg, i64 {conv.limit}",
+            "  %d.chunk1 = sub i64 %d.chunk, 1",
+            "  %d.up = add i64 %d.cbg, %d.chunk1",
+            "  %d.passes = udiv i64 %d.up, %d.chunk",
+            "  %d.last = sub i64 %d.passes, 1",
+            f"  %d.fb = mul i64 %d.cbg, {conv.kh * conv.kw * conv.lanes * BLOCK}",
+            f"  %d.image = mul i64 %cb, {hp * wp * conv.lanes}",
+            f"  %d.group = mul i64 %d.cbg, {hp * wp * conv.lanes}",
+            f"  %d.rows = mul i64 %cb, {conv.h}",
+        ]
+
     def image(self, n: str) -> list[str]:
         """Image `n`: padded (into the one buffer), then every block of its output."""
         conv = self.conv
         lines: list[str] = []
         if conv.padded:
-            lines += _loop("r", str(conv.cb * conv.h), lambda r: self.copy_row(n, r, "0"))
+            lines += _loop("r", "%d.rows", lambda r: self.copy_row(n, r, "0"))
         lines += self.source(n, "src", "0" if conv.padded else n)
         return lines + self.tiles(lambda t, blocks, label: self.blocks(n, t, blocks, label))
 
@@ -425,14 +453,13 @@ class _Driver:
         if conv.padded:
 
             def rows(n: str) -> list[str]:
-                return _loop("r", str(conv.cb * conv.h), lambda r: self.copy_row(n, r, n))
+                return _loop("r", "%d.rows", lambda r: self.copy_row(n, r, n))
 
             lines += _loop("n", str(conv.n), rows)
         return lines + self.tiles(self.stationary_blocks)
 
     def stationary_blocks(self, t: str, blocks: int, label: str) -> list[str]:
         """The output blocks from `t` whole tiles: each pass, every image."""
-        passes = -(-self.conv.group_blocks[0] // self.conv.chunk)
 
         def images(c: str) -> list[str]:
             def image(n: str) -> list[str]:
@@ -443,17 +470,15 @@ class _Driver:
                     + self.rows(label, blocks)
                 )
 
-            return self.chunk(label, c, passes) + _loop(f"{label}.n", str(self.conv.n), image)
+            return self.chunk(label, c) + _loop(f"{label}.n", str(self.conv.n), image)
 
-        return self.group(t, label) + _loop(f"{label}.c", str(passes), images)
+        return self.group(t, label) + _loop(f"{label}.c", "%d.passes", images)
 
     def source(self, n: str, name: str, copy: str) -> list[str]:
         """`%name`: image `n`'s input, in the padded buffer at copy `copy` or in `x`."""
-        conv = self.conv
-        hp, wp = conv.plane
-        buffer = "%xp" if conv.padded else "%x"
+        buffer = "%xp" if self.conv.padded else "%x"
         return [
-            f"  %{name}.at = mul i64 {copy}, {conv.cb * hp * wp * conv.lanes}",
+            f"  %{name}.at = mul i64 {copy}, %d.image",
             f"  %{name} = getelementptr float, ptr {buffer}, i64 %{name}.at",
         ]
 
@@ -463,13 +488,13 @@ class _Driver:
         conv = self.conv
         hp, wp = conv.plane
         return [
-            f"  %cr.n = mul i64 {n}, {conv.cb * conv.h}",
+            f"  %cr.n = mul i64 {n}, %d.rows",
             f"  %cr.r = add i64 %cr.n, {r}",
             f"  %cr.from = mul i64 %cr.r, {conv.w * conv.lanes}",
             "  %cr.src = getelementptr float, ptr %x, i64 %cr.from",
             f"  %cr.c = udiv i64 {r}, {conv.h}",
             f"  %cr.row = urem i64 {r}, {conv.h}",
-            f"  %cr.copy = mul i64 {copy}, {conv.cb}",
+            f"  %cr.copy = mul i64 {copy}, %cb",
             "  %cr.cb = add i64 %cr.copy, %cr.c",
             f"  %cr.cp = mul i64 %cr.cb, {hp}",
             "  %cr.rp = add i64 %cr.cp, %cr.row",
@@ -485,12 +510,9 @@ class _Driver:
     def blocks(self, n: str, t: str, blocks: int, label: str) -> list[str]:
         """Image `n`'s output blocks from `t` whole tiles (`blocks` of them), its
         input at `%src`: each pass over a chunk of input blocks, all rows."""
-        passes = -(-self.conv.group_blocks[0] // self.conv.chunk)
         lines = self.group(t, label) + self.image_blocks(n, label, "%src")
         return lines + _loop(
-            f"{label}.c",
-            str(passes),
-            lambda c: self.chunk(label, c, passes) + self.rows(label, blocks),
+            f"{label}.c", "%d.passes", lambda c: self.chunk(label, c) + self.rows(label, blocks)
         )
 
     def group(self, t: str, label: str) -> list[str]:
@@ -499,7 +521,7 @@ class _Driver:
         lines = [
             f"  %{label}.ob = mul i64 {t}, {conv.tile_shape[0]}",
             f"  %{label}.g = udiv i64 %{label}.ob, {conv.group_blocks[1]}",
-            f"  %{label}.wat = mul i64 %{label}.ob, {conv.filter_block}",
+            f"  %{label}.wat = mul i64 %{label}.ob, %d.fb",
             f"  %{label}.w = getelementptr float, ptr %w, i64 %{label}.wat",
         ]
         if conv.bias:
@@ -514,9 +536,8 @@ class _Driver:
         """Image `n`'s input of the blocks' group (from `source`) and their output."""
         conv = self.conv
         oh, ow = conv.out
-        hp, wp = conv.plane
         return [
-            f"  %{label}.gx = mul i64 %{label}.g, {conv.group_blocks[0] * hp * wp * conv.lanes}",
+            f"  %{label}.gx = mul i64 %{label}.g, %d.group",
             f"  %{label}.src = getelementptr float, ptr {source}, i64 %{label}.gx",
             f"  %{label}.nob = mul i64 {n}, {conv.ob}",
             f"  %{label}.yb = add i64 %{label}.nob, %{label}.ob",
@@ -524,18 +545,17 @@ class _Driver:
             f"  %{label}.y = getelementptr float, ptr %y, i64 %{label}.yat",
         ]
 
-    def chunk(self, label: str, c: str, passes: int) -> list[str]:
+    def chunk(self, label: str, c: str) -> list[str]:
         """Pass `c`: its input blocks, whether first or last, and their filter."""
         conv = self.conv
         hp, wp = conv.plane
-        chunk = conv.chunk
         return [
-            f"  %{label}.c0 = mul i64 {c}, {chunk}",
-            f"  %{label}.left = sub i64 {conv.group_blocks[0]}, %{label}.c0",
-            f"  %{label}.few = icmp ult i64 %{label}.left, {chunk}",
-            f"  %{label}.cbs = select i1 %{label}.few, i64 %{label}.left, i64 {chunk}",
+            f"  %{label}.c0 = mul i64 {c}, %d.chunk",
+            f"  %{label}.left = sub i64 %d.cbg, %{label}.c0",
+            f"  %{label}.few = icmp ult i64 %{label}.left, %d.chunk",
+            f"  %{label}.cbs = select i1 %{label}.few, i64 %{label}.left, i64 %d.chunk",
             f"  %{label}.first = icmp eq i64 {c}, 0",
-            f"  %{label}.last = icmp eq i64 {c}, {passes - 1}",
+            f"  %{label}.last = icmp eq i64 {c}, %d.last",
             f"  %{label}.xc = mul i64 %{label}.c0, {hp * wp * conv.lanes}",
             f"  %{label}.wc = mul i64 %{label}.c0, {conv.kh * conv.kw * conv.lanes * BLOCK}",
             f"  %{label}.wp = getelementptr float, ptr %{label}.w, i64 %{label}.wc",
@@ -574,7 +594,7 @@ class _Driver:
         oh, ow = conv.out
         at = f"%{label}.{kind}"
         name = conv.tile(blocks, pixels).name
-        x_group = conv.group_blocks[0] * hp * wp * conv.lanes if conv.spread else 0
+        x_group = "%d.group" if conv.spread else "0"
         return [
             f"  {at}.xq = mul i64 {q}, {conv.tile_shape[1] * conv.sw * conv.lanes}",
             f"  {at}.x = getelementptr float, ptr %{label}.xr, i64 {at}.xq",
@@ -582,7 +602,7 @@ class _Driver:
             f"  {at}.y = getelementptr float, ptr %{label}.yr, i64 {at}.yq",
             f'  call void @"{name}"(ptr {at}.x, ptr %{label}.wp, ptr %{label}.bias, '
             f"ptr {at}.y, i64 %{label}.cbs, i1 %{label}.first, i64 {wp * conv.lanes}, "
-            f"i64 {hp * wp * conv.lanes}, i64 {conv.filter_block}, "
+            f"i64 {hp * wp * conv.lanes}, i64 %d.fb, "
             f"i64 {oh * ow * BLOCK}, i64 {x_group})",
         ]
 

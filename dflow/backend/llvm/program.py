@@ -32,9 +32,8 @@ they launch) and the numba kernels, so traces and profiles time both.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xdsl.dialects import func, memref
@@ -127,10 +126,11 @@ class Segment:
                     return argument.owner.arena
         return None
 
-    def llvm(self, callees: Mapping[str, str]) -> list[str]:
+    def llvm(self, callees: Mapping[str, str], scalars: Mapping[str, Sequence[int]]) -> list[str]:
         """The segment as an LLVM function of array objects (`ARRAY_DATA_OFFSET`:
         each one's data pointer read first), each view an offset from the arena's;
-        `callees`: the LLVM function of each kernel, by symbol."""
+        `callees`: the LLVM function of each kernel, by symbol; `scalars`: the sizes
+        each takes after its buffers (`KernelPrinter.scalars`)."""
         parameters = ["ptr %arena.array"] + [f"ptr %b{i}.array" for i in range(len(self.buffers))]
         lines = [f'define void @"{self.symbol}"({", ".join(parameters)}) {{', "entry:"]
         names = (["%arena"] if self.arena() is not None else []) + [
@@ -152,8 +152,9 @@ class Segment:
                     pointers.append(f"ptr {views[argument]}")
                 else:
                     pointers.append(f"ptr %b{self.buffers[argument]}")
-            callee = callees[launch.callee.root_reference.data]
-            lines.append(f"  call void @{callee}({', '.join(pointers)})")
+            symbol = launch.callee.root_reference.data
+            pointers += [f"i64 {size}" for size in scalars[symbol]]
+            lines.append(f"  call void @{callees[symbol]}({', '.join(pointers)})")
         lines += ["  ret void", "}"]
         return lines
 
@@ -171,12 +172,12 @@ ARRAYS = ".arrays"
 """The suffix of the function Python calls an epilogue through, with arrays."""
 
 
-def array_entry(callee: str, arity: int) -> list[str]:
+def array_entry(callee: str, arity: int, scalars: Sequence[int]) -> list[str]:
     """`@"<callee>.arrays"`: LLVM function `callee` called with NumPy array objects
-    (as a segment is), for Python."""
+    (as a segment is), and its `scalars`, for Python."""
     names = [f"%b{i}" for i in range(arity)]
     parameters = ", ".join(f"ptr {n}.array" for n in names)
-    arguments = ", ".join(f"ptr {n}" for n in names)
+    arguments = ", ".join([*(f"ptr {n}" for n in names), *(f"i64 {s}" for s in scalars)])
     entry = callee.strip('"') + ARRAYS
     head = f'define void @"{entry}"({parameters}) {{'
     call = f"  call void @{callee}({arguments})"
@@ -248,6 +249,9 @@ class LlvmProgramPrinter(ModulePrinter):
     """Each LLVM function, by name: a unit of its own (`UNIT`)."""
     unit_kernels: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
     """The kernels each LLVM function computes, by its name."""
+    scalars: dict[str, tuple[int, ...]] = field(default_factory=dict[str, tuple[int, ...]])
+    """The sizes each kernel's function takes after its buffers, by symbol: kernels
+    sharing a function may pass different ones."""
     functions: dict[str, str] = field(default_factory=dict[str, str])
     """The LLVM function of each kernel (and epilogue) printed, by symbol: named after
     the digest of its text, so kernels printed the same share one (a network's
@@ -277,7 +281,8 @@ class LlvmProgramPrinter(ModulePrinter):
         split = self.parallel and facts["flops"] + facts["bytes"] >= PARALLEL_MIN_WORK
         printer = KernelPrinter(declarations, parallel_loops=split, calls_made=calls_made)
         lines = printer.function(kernel, PLACEHOLDER)
-        return Printed(lines, declarations, len(kernel.args), printer.shared)
+        arity = len(kernel.args)
+        return Printed(lines, declarations, arity, printer.shared, tuple(printer.scalars))
 
     def add(self, symbol: str, printed: Printed) -> None:
         """Kernel `symbol`'s function, unless an earlier kernel's is the same (a
@@ -286,6 +291,7 @@ class LlvmProgramPrinter(ModulePrinter):
         text = "\n".join([*printed.lines, *sorted(printed.declarations)])
         name = f"{FUNCTION_PREFIX}{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         self.functions[symbol] = name
+        self.scalars[symbol] = printed.scalars
         self.unit_kernels.setdefault(name, []).append(symbol)
         if name in self.units:
             return
@@ -293,7 +299,7 @@ class LlvmProgramPrinter(ModulePrinter):
             line.replace(f'@"{PLACEHOLDER}"', f'@"{name}"').replace(f'"{PLACEHOLDER}.', f'"{name}.')
             for line in printed.lines
         ]
-        self.units[name] = Printed(lines, printed.declarations, printed.arity, printed.shared)
+        self.units[name] = replace(printed, lines=lines)
 
     def callee(self, symbol: str) -> str:
         """The LLVM function a launch of kernel `symbol` calls, as LLVM writes it."""
@@ -432,22 +438,20 @@ class LlvmProgramPrinter(ModulePrinter):
     def llvm(self) -> str:
         """The device's LLVM module, in units (`UNIT`) that compile and cache apart:
         one per kernel (with the declarations and internal functions it calls), one
-        per function many kernels share (`SHARED_AFTER`), then the host's (its
-        segments and array entries, the kernels they call declared)."""
+        per function kernels share (the NCHWc tiles, compiled once), then the host's
+        (its segments and array entries, the kernels they call declared)."""
         lines = [f"; dflow: the program of device {self.device} (emitted by the llvm target)"]
         for symbol, reason in self.refused.items():
             lines.append(f"; @{symbol} is the numba target's: {reason}")
         for symbol, epilogue in self.epilogues.items():
             rest = f", then its epilogue @{epilogue}" if epilogue else ""
             lines.append(f"; @{symbol} makes its library calls from Python{rest}")
-        uses = Counter(name for unit in self.units.values() for name in unit.shared)
-        apart = {name for name, count in uses.items() if count > SHARED_AFTER}
         for name, unit in self.units.items():
             kernels = ", ".join(self.unit_kernels[name])
-            declarations = _with_local_copies(unit, apart)
+            declarations = sorted(unit.declarations)
             lines += ["", f"{UNIT}{name}: {kernels}", *unit.lines, "", *declarations]
         shared = {name: text for unit in self.units.values() for name, text in unit.shared.items()}
-        for name in sorted(apart):
+        for name in sorted(shared):
             lines += ["", f"{UNIT}{name}: shared", shared[name]]
         return "\n".join([*lines, "", *self.host_unit()]) + "\n"
 
@@ -461,56 +465,33 @@ class LlvmProgramPrinter(ModulePrinter):
         callees = {symbol: self.callee(symbol) for symbol in launched}
         lines = [f"{UNIT}{HOST_UNIT}"]
         for segment in self.segments:
-            lines += [*segment.llvm(callees), ""]
-        entries = {self.callee(symbol): arity for symbol, (_, arity) in self.epilogue_names.items()}
-        for callee, arity in entries.items():
-            lines += [*array_entry(callee, arity), ""]
-        arities = {self.callee(s): self.units[self.functions[s]].arity for s in launched}
-        arities |= entries
-        for callee, arity in sorted(arities.items()):
-            lines.append(f"declare void @{callee}({', '.join(['ptr'] * arity)})")
+            lines += [*segment.llvm(callees, self.scalars), ""]
+        for symbol, (_, arity) in self.epilogue_names.items():
+            lines += [*array_entry(self.callee(symbol), arity, self.scalars[symbol]), ""]
+        called = {*launched, *self.epilogue_names}
+        declared = {self.callee(s): self.units[self.functions[s]] for s in called}
+        for callee, unit in sorted(declared.items()):
+            types = ["ptr"] * unit.arity + ["i64"] * len(unit.scalars)
+            lines.append(f"declare void @{callee}({', '.join(types)})")
         if any(PARALLEL_FOR in unit.declarations for unit in self.units.values()):
             lines.append(THREADS_DEFINITION)
         return lines
 
 
-SHARED_AFTER = 8
-"""A function kernels share (an NCHWc tile) that more kernel units than this call is a
-unit of its own, compiled once; called by fewer, each unit holds an internal copy.
-DenseNet-201's kernels called 12 tiles 211 times: with a copy in each unit its cold
-compile took 30.9 s, 11.7 s with every tile apart. But ResNet-18 ran 43 ms a call
-with its tiles apart against 33.5 ms with copies (one core, 2026-11-29); not from
-inlining (copies marked `noinline` ran as fast), nor the tile's strides as
-arguments (constants ran as slowly), nor its object (all tiles in one unit ran as
-slowly); the cause is not found."""
-
-
-def _with_local_copies(unit: Printed, apart: set[str]) -> list[str]:
-    """The unit's declarations, sorted, where each shared function that is not
-    `apart` is defined as an internal copy instead of declared."""
-    copies = {
-        f'declare void @"{name}"': text.replace("define void", "define internal void", 1)
-        for name, text in unit.shared.items()
-        if name not in apart
-    }
-    lines: list[str] = []
-    for declaration in sorted(unit.declarations):
-        head = declaration.partition("(")[0]
-        lines.append(copies.get(head, declaration))
-    return lines
-
-
 @dataclass(frozen=True)
 class Printed:
     """A kernel's LLVM function, what it declares and defines besides (intrinsics,
-    `vmath`'s functions, the threads' dispatcher), its number of buffers, and the
-    functions it calls that kernels share (`shared`, by name: the NCHWc tiles; a unit
-    of their own where many kernels call them, `SHARED_AFTER`)."""
+    `vmath`'s functions, the threads' dispatcher), its number of buffers, the
+    functions it calls that kernels share (`shared`, by name: the NCHWc tiles, each a
+    unit of its own), and the sizes it takes after its buffers
+    (`KernelPrinter.scalars`)."""
 
     lines: list[str]
     declarations: set[str]
     arity: int
     shared: dict[str, str] = field(default_factory=dict[str, str])
+    scalars: tuple[int, ...] = ()
+    """The sizes it takes after its buffers, of the kernel it was printed for."""
 
 
 def llvm_program_files(module: ModuleOp, parallel: bool = False) -> dict[str, str | bytes]:

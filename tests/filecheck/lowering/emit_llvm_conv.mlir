@@ -325,16 +325,28 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 // -----
 
 // A blocked convolution (NCHW16c, backend/llvm/nchwc.py) of 2 blocks of output
-// channels: the driver, named after its shapes, calls the tile shared by kernels of
-// its kernel size and stride (2 blocks by 6 pixels here), then the rest (the ReLU) on
-// each block's output row of 6 x 16 floats once its last pass wrote it. The rest is
-// called, not inlined (`noinline`): inlined, LLVM copied and vectorized it at every
-// block's call, and took three times as long over the kernel.
+// channels. The kernel takes the input's channel blocks as an argument (%s0, which
+// the segment passes: 2), so that layers differing only in them print one kernel;
+// its driver derives the passes and the filter's stride from them. It calls the tile
+// of its kernel size and stride (2 blocks by 6 pixels here), a unit of its own that
+// kernels share, then the rest (the ReLU) on each block's output row of 6 x 16 floats
+// once its last pass wrote it. The rest is called, not inlined (`noinline`): inlined,
+// LLVM copied and vectorized it at every block's call, and took three times as long
+// over the kernel.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define internal void @"[[K:dflow.k.[0-9a-f]+]].elementwise"(ptr %e0, i64 %f0, i64 %f1) noinline {
+// CHECK:       define void @"[[K:dflow.k.[0-9a-f]+]]"(ptr %a0, ptr %a1, ptr %a2, i64 %s0) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    call void @"[[K]].[[CONV:conv_nchwc.1xcx6x6x16.2x3x3.p1.1.1.1.s1.1]]"(ptr %a0, ptr %a1, ptr %a2, ptr %a2, i64 %s0)
+// CHECK:       define internal void @"[[K]].elementwise"(ptr %e0, i64 %f0, i64 %f1) noinline {
 // CHECK:         fcmp ogt float
-// CHECK:       define internal void @"[[K]].conv_nchwc.1x2x6x6x16.2x3x3.p1.1.1.1.s1.1"(ptr %x, ptr %w, ptr %y, ptr %e0) {
-// CHECK:         call void @"[[TILE:dflow.nchwc_tile.2x6.k3x3.s1.i16]]"(ptr %u.q.x, ptr %u.wp, ptr %u.bias, ptr %u.q.y, i64 %u.cbs, i1 %u.first, i64 128, i64 1024, i64 4608, i64 576, i64 0)
+// CHECK:       define internal void @"[[K]].[[CONV]]"(ptr %x, ptr %w, ptr %y, ptr %e0, i64 %cb) {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    %d.cbg = udiv i64 %cb, 1
+// CHECK-NEXT:    %d.few = icmp ult i64 %d.cbg, 7
+// CHECK-NEXT:    %d.chunk = select i1 %d.few, i64 %d.cbg, i64 7
+// CHECK:         %d.passes = udiv i64 %d.up, %d.chunk
+// CHECK:         %d.fb = mul i64 %d.cbg, 2304
+// CHECK:         call void @"[[TILE:dflow.nchwc_tile.2x6.k3x3.s1.i16]]"(ptr %u.q.x, ptr %u.wp, ptr %u.bias, ptr %u.q.y, i64 %u.cbs, i1 %u.first, i64 128, i64 1024, i64 %d.fb, i64 576, i64 0)
 // CHECK:       u.rest:
 // CHECK-NEXT:    %u.f0 = add i64 %u.yat, %u.oyat
 // CHECK-NEXT:    %u.f0.first = add i64 %u.f0, 0
@@ -343,7 +355,12 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1
 // CHECK-NEXT:    %u.f1.first = add i64 %u.f0, 576
 // CHECK-NEXT:    %u.f1.end = add i64 %u.f1.first, 96
 // CHECK-NEXT:    call void @"[[K]].elementwise"(ptr %e0, i64 %u.f1.first, i64 %u.f1.end)
-// CHECK:       define internal void @"[[TILE]]"(ptr %x, ptr %w, ptr %bias, ptr %y, i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, i64 %y_block, i64 %x_group) {
+// CHECK:       declare void @"[[TILE]]"(ptr, ptr, ptr, ptr, i64, i1, i64, i64, i64, i64, i64)
+// CHECK:       ; ===== unit [[TILE]]: shared
+// CHECK-NEXT:  define void @"[[TILE]]"(ptr %x, ptr %w, ptr %bias, ptr %y, i64 %cbs, i1 %first, i64 %x_row, i64 %x_block, i64 %w_block, i64 %y_block, i64 %x_group) {
+// CHECK:       ; ===== unit host
+// CHECK:         call void @"[[K]]"(ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, i64 2)
+// CHECK:       declare void @"[[K]]"(ptr, ptr, ptr, i64)
 func.func @blocked_relu(%x: tensor<1x2x6x6x16xf32>, %w: tensor<2x2x3x3x16x16xf32>) -> tensor<1x2x6x6x16xf32> {
   %y = df.conv2d_nchwc %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x6x6x16xf32>, tensor<2x2x3x3x16x16xf32>) -> tensor<1x2x6x6x16xf32>
   %r = df.relu %y : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x6x6x16xf32>
