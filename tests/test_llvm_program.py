@@ -308,6 +308,27 @@ def test_identical_kernels_compile_once(tmp_path: Path) -> None:
     assert_same(program.run("main", [x]), expected, ["y"])
 
 
+def test_kernels_differing_in_their_outer_extent_compile_once(tmp_path: Path) -> None:
+    """Softmaxes of 6, 40 and 9 rows of 32 (a network's layers of different batch or
+    channels) print one kernel, whose outer loop runs the rows its caller passes;
+    each result is the interpreter's."""
+    rng = np.random.default_rng(12)
+    shapes = [(6, 32), (40, 32), (9, 32)]
+    xs = [normal(rng, shape, "f32") for shape in shapes]
+    graph = Graph("main")
+    inputs = [graph.input(f"x{i}", shape, "f32") for i, shape in enumerate(shapes)]
+    graph.output(*((h * 1.5).softmax(1) for h in inputs))
+    module = graph.module()
+    expected = run_function(module, "main", xs)
+    sources, program = _compiled(module, tmp_path)
+    llvm = str(sources["cpu_0.ll"])
+    defined = re.findall(r'^define void @"(dflow\.k\.\w+)"\(.*, i64 %s0\) \{', llvm, re.MULTILINE)
+    segment = llvm[llvm.index('define void @"dflow.segment.main.0"') :]
+    calls = re.findall(r'call void @"(dflow\.k\.\w+)"\(.*, i64 (\d+)\)', segment)
+    assert len(defined) == 1 and calls == [(defined[0], str(r)) for r, _ in shapes], llvm
+    assert_same(program.run("main", xs), expected, ["y0", "y1", "y2"])
+
+
 def test_tiny_loops_stay_scalar_and_large_ones_vectorize(tmp_path: Path) -> None:
     """A loop run at most `SCALAR_LOOP_MAX_TRIPS` times a call is marked not to be
     vectorized, and LLVM's optimized code for it has no vector type; the same kernel

@@ -24,6 +24,7 @@ import pytest
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from dflow import conv2d, layer_norm, rem
+from dflow.backend.llvm.kernel import KernelPrinter
 from dflow.backend.llvm.module import emit_llvm_modules
 from dflow.backend.numba.module import emit_modules
 from dflow.dialects.df.arrays import numpy_dtype
@@ -109,6 +110,13 @@ def _buffers(kernel: Any, rng: np.random.Generator) -> list[np.ndarray[Any, Any]
     return arrays
 
 
+def _sizes(kernel: Any) -> list[int]:
+    """The sizes the kernel's LLVM function takes after its buffers."""
+    printer = KernelPrinter(set())
+    printer.function(kernel)
+    return printer.scalars
+
+
 def _held(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """As the numba target holds it: f16 as its bits."""
     return array.view(np.uint16) if array.dtype == np.float16 else array
@@ -130,8 +138,10 @@ def test_every_kernel_computes_as_the_numba_target(name: str, tmp_path: Path) ->
         theirs = [array.copy() for array in ours]
         address = engine.get_function_address(functions[symbol])
         assert address
-        signature = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * len(ours))
-        signature(address)(*[array.ctypes.data for array in ours])
+        sizes = _sizes(kernel)  # what a segment passes after the buffers
+        arguments = [ctypes.c_void_p] * len(ours) + [ctypes.c_int64] * len(sizes)
+        signature = ctypes.CFUNCTYPE(None, *arguments)
+        signature(address)(*[array.ctypes.data for array in ours], *sizes)
         getattr(python, symbol)(*[_held(array) for array in theirs])
         for index, (got, want) in enumerate(zip(ours, theirs, strict=True)):
             np.testing.assert_allclose(

@@ -201,11 +201,25 @@ def _in_family(op: Operation, family: Family) -> bool:
     return isinstance(op, family) if isinstance(family, tuple) else has_trait(op, family)
 
 
-def work_of(op: Operation) -> Work:
-    """The work of a `df` op (nothing for ops the model does not know)."""
+def _flop_rule(op: Operation) -> Callable[[Operation], int] | None:
+    """The rule counting `op`'s flops; None for an op that does no work (a constant,
+    loaded with the program; a view, a new name for the same buffer) or that the model
+    does not know."""
     if has_trait(op, ConstantLike) or has_trait(op, ViewLike):
-        return NO_WORK  # loaded with the program; a new view of the same buffer
+        return None
     for family, flops in FLOP_RULES:
         if _in_family(op, family):
-            return Work(flops(op), _memory(op))
-    return NO_WORK
+            return flops
+    return None
+
+
+def work_of(op: Operation) -> Work:
+    """The work of a `df` op (nothing for ops the model does not know)."""
+    rule = _flop_rule(op)
+    return NO_WORK if rule is None else Work(rule(op), _memory(op))
+
+
+def flops_of(op: Operation) -> int:
+    """`work_of(op).flops`, without counting the bytes it moves."""
+    rule = _flop_rule(op)
+    return 0 if rule is None else rule(op)

@@ -167,6 +167,9 @@ class KernelPrinter:
     shared: dict[str, str] = field(default_factory=dict[str, str])
     """Functions kernels share, by name (the NCHWc tiles): defined in units of their
     own (`program.py`), declared in the kernel's."""
+    sizes: dict[str, str] = field(default_factory=dict[str, str])
+    """The value of each size argument, by name: loops over them are counted as the
+    constants they are (`trips`), so they print as before but for the bound."""
     scalars: list[int] = field(default_factory=list[int])
     """The kernel's shapes taken as arguments (`size_argument`): its callers pass them, after
     its buffers, so that kernels differing only in them print the same."""
@@ -208,7 +211,9 @@ class KernelPrinter:
         """`size` as the kernel's next `i64` argument (`%s<i>`), which its callers
         pass (`scalars`)."""
         self.scalars.append(size)
-        return f"%s{len(self.scalars) - 1}"
+        name = f"%s{len(self.scalars) - 1}"
+        self.sizes[name] = str(size)
+        return name
 
     def emit(self, line: str) -> None:
         self.lines.append("  " + line)
@@ -504,7 +509,20 @@ class KernelPrinter:
         elif self.parallel_loops and threads.splits(op):
             threads.outline(self, op, self.kernel)
         else:
-            self.chunk_loop(op, None)
+            self.chunk_loop(op, self.outer_bounds(op))
+
+    def outer_bounds(self, op: scf.ParallelOp) -> tuple[str, str, str] | None:
+        """The bounds of the outer loop of `op`, a loop of the kernel's body from 0
+        by 1, with its trips a size argument (`size_argument`) where more than one:
+        kernels that differ only in it (a network's batch norms of different
+        channels) print the same and compile once. None: as the op has them."""
+        if not isinstance(op.parent_op(), func.FuncOp):
+            return None
+        lb, ub, step = (self.value(v) for v in (op.lowerBound[0], op.upperBound[0], op.step[0]))
+        trips = _trip_count((lb, ub, step))
+        if (lb, step) != ("0", "1") or trips is None or trips < 2:
+            return None
+        return lb, self.size_argument(trips), step
 
     def fused_convolution(
         self, call: func.CallOp, conv: GeneratedConvolution, rest: Elementwise
@@ -617,7 +635,8 @@ class KernelPrinter:
         self.emit(f"br i1 {test}, label %{entry}, label %{done}")
         self.label(entry)
         enclosing = self.trips
-        trips = _trip_count(bounds)
+        lower, upper, step = (self.sizes.get(b, b) for b in bounds)
+        trips = _trip_count((lower, upper, step))
         self.trips = None if enclosing is None or trips is None else enclosing * trips
         scalar = self.trips is not None and self.trips <= SCALAR_LOOP_MAX_TRIPS
         yielded = inner()

@@ -172,13 +172,19 @@ ARRAYS = ".arrays"
 """The suffix of the function Python calls an epilogue through, with arrays."""
 
 
+def array_entry_name(callee: str, scalars: Sequence[int]) -> str:
+    """`<callee>.arrays`, and the sizes it passes where it passes some: epilogues that
+    share a function but not their sizes have an entry each."""
+    return callee.strip('"') + ARRAYS + "".join(f".{size}" for size in scalars)
+
+
 def array_entry(callee: str, arity: int, scalars: Sequence[int]) -> list[str]:
-    """`@"<callee>.arrays"`: LLVM function `callee` called with NumPy array objects
+    """`@"<callee>.arrays..."`: LLVM function `callee` called with NumPy array objects
     (as a segment is), and its `scalars`, for Python."""
     names = [f"%b{i}" for i in range(arity)]
     parameters = ", ".join(f"ptr {n}.array" for n in names)
     arguments = ", ".join([*(f"ptr {n}" for n in names), *(f"i64 {s}" for s in scalars)])
-    entry = callee.strip('"') + ARRAYS
+    entry = array_entry_name(callee, scalars)
     head = f'define void @"{entry}"({parameters}) {{'
     call = f"  call void @{callee}({arguments})"
     return [head, "entry:", *data_pointers(names), call, "  ret void", "}"]
@@ -415,7 +421,7 @@ class LlvmProgramPrinter(ModulePrinter):
             arity = 1 + len(segment.buffers)
             lines(f"{segment.python} = _llvm.array_function({segment.symbol!r}, {arity})")
         for symbol, (python, arity) in self.epilogue_names.items():
-            entry = self.callee(symbol).strip('"') + ARRAYS
+            entry = array_entry_name(self.callee(symbol), self.scalars[symbol])
             lines(f"{python} = _llvm.array_function({entry!r}, {arity})")
         facts = {s.python: self.segment_facts(s) for s in self.segments}
         lines(f"KERNELS.update({facts!r})")
@@ -466,7 +472,12 @@ class LlvmProgramPrinter(ModulePrinter):
         lines = [f"{UNIT}{HOST_UNIT}"]
         for segment in self.segments:
             lines += [*segment.llvm(callees, self.scalars), ""]
-        for symbol, (_, arity) in self.epilogue_names.items():
+        entries = {
+            array_entry_name(self.callee(symbol), self.scalars[symbol]): symbol
+            for symbol in self.epilogue_names
+        }
+        for symbol in entries.values():
+            arity = self.epilogue_names[symbol][1]
             lines += [*array_entry(self.callee(symbol), arity, self.scalars[symbol]), ""]
         called = {*launched, *self.epilogue_names}
         declared = {self.callee(s): self.units[self.functions[s]] for s in called}

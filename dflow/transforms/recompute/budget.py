@@ -41,7 +41,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
-from dflow.analysis.cost_model import work_of
+from dflow.analysis import cost_model
 from dflow.analysis.memory.function_schedule import FunctionSchedule
 from dflow.analysis.memory.liveness import Schedule, Step, Value, lower_bound_bytes
 from dflow.analysis.memory.memory_plan import plan
@@ -59,7 +59,7 @@ THRESHOLDS = 24
 
 def flops_of(ops: Iterable[Operation]) -> int:
     """Estimated flops (the placement cost model's)."""
-    return sum(work_of(op).flops for op in ops)
+    return sum(cost_model.flops_of(op) for op in ops)
 
 
 def forward_flops(function: FuncOp) -> int:

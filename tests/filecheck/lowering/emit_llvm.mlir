@@ -12,15 +12,16 @@
 // lanes). Both loops
 // run at most 64 times a call (2 rows, 2x8 sums), so both are marked not to be
 // vectorized (kernel.py's SCALAR_LOOP_MAX_TRIPS): LLVM would spend milliseconds to
-// save nanoseconds.
+// save nanoseconds. The outer loop's trips are the kernel's argument (%s0), which
+// the segment passes (2): a kernel that differs only in them prints the same.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:       ; ===== unit [[K:dflow.k.[0-9a-f]+]]: reduce_sum_0
-// CHECK-NEXT:  define void @"[[K]]"(ptr %[[X:.*]], ptr %[[R:.*]]) {
+// CHECK-NEXT:  define void @"[[K]]"(ptr %[[X:.*]], ptr %[[R:.*]], i64 %s0) {
 // CHECK-NEXT:  entry:
 // CHECK-NEXT:    br label %[[OUTER:loop[0-9]+]]
 // CHECK-NEXT:  [[OUTER]]:
 // CHECK-NEXT:    %[[ROW:.*]] = phi i64 [ 0, %entry ], [ %[[NEXTROW:.*]], %[[LATCH:done[0-9]+]] ]
-// CHECK-NEXT:    %[[T:.*]] = icmp slt i64 %[[ROW]], 2
+// CHECK-NEXT:    %[[T:.*]] = icmp slt i64 %[[ROW]], %s0
 // CHECK-NEXT:    br i1 %[[T]], label %[[OBODY:body[0-9]+]], label %[[OEXIT:done[0-9]+]]
 // CHECK-NEXT:  [[OBODY]]:
 // CHECK-NEXT:    br label %[[INNER:loop[0-9]+]]
@@ -47,6 +48,9 @@
 // CHECK-NEXT:  !0 = !{!"llvm.loop.vectorize.enable", i1 false}
 // CHECK-DAG:   ![[IL]] = distinct !{![[IL]], !0}
 // CHECK-DAG:   ![[OL]] = distinct !{![[OL]], !0}
+// CHECK:       ; ===== unit host
+// CHECK:         call void @"[[K]]"(ptr %{{.*}}, ptr %{{.*}}, i64 2)
+// CHECK:       declare void @"[[K]]"(ptr, ptr, i64)
 func.func @sum_rows(%x: tensor<2x8xf32>) -> tensor<2xf32> {
   %r = df.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2xf32>
   func.return %r : tensor<2xf32>
@@ -93,7 +97,7 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
 // which declares the kernels it calls.
 // CHECK-LABEL: ; ----- cpu:0 -----
 // CHECK:       ; ===== unit [[MM:dflow.k.[0-9a-f]+]]: fused_matmul_0
-// CHECK-NEXT:  define void @"[[MM]]"(ptr %[[A:.*]], ptr %[[B:.*]], ptr %[[C:.*]]) {
+// CHECK-NEXT:  define void @"[[MM]]"(ptr %[[A:a[0-9]]], ptr %[[B:a[0-9]]], ptr %[[C:a[0-9]]], i64 %s0) {
 // CHECK-NEXT:  entry:
 // CHECK-NEXT:    call void @scipy_cblas_sgemm64_(i32 101, i32 111, i32 111, i64 4, i64 3, i64 8, float 0x3FF0000000000000, ptr %[[A]], i64 8, ptr %[[B]], i64 3, float 0x0000000000000000, ptr %[[C]], i64 3)
 // CHECK:         call float @dflow.tanh.f32(
@@ -108,10 +112,10 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
 // CHECK-NEXT:  define void @"dflow.segment.mm.0"(ptr %arena.array, ptr %b0.array, ptr %b1.array, ptr %b2.array, ptr %b3.array, ptr %b4.array, ptr %b5.array) {
 // CHECK-NEXT:  entry:
 // CHECK:         %b5 = load ptr, ptr %b5.data
-// CHECK-NEXT:    call void @"[[MM]]"(ptr %b0, ptr %b1, ptr %b2)
+// CHECK-NEXT:    call void @"[[MM]]"(ptr %b0, ptr %b1, ptr %b2, i64 4)
 // CHECK-NEXT:    call void @"[[BMM]]"(ptr %b3, ptr %b4, ptr %b5)
 // CHECK-NEXT:    ret void
-// CHECK-DAG:   declare void @"[[MM]]"(ptr, ptr, ptr)
+// CHECK-DAG:   declare void @"[[MM]]"(ptr, ptr, ptr, i64)
 // CHECK-DAG:   declare void @"[[BMM]]"(ptr, ptr, ptr)
 func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<2x3x8xf64>, %d: tensor<2x5x8xf64>) -> (tensor<4x3xf32>, tensor<2x3x5xf64>) {
   %r = df.matmul %a, %b : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
@@ -149,11 +153,12 @@ func.func @conv(%x: tensor<1x2x7x7xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 
 // Loops that run more than 64 times a call are left to LLVM's vectorizer: no loop
 // property. Here the inner loop of an exp over 4 rows of 32 (128 in all); the outer
-// one, run 4 times, is marked.
+// one, run 4 times, is marked: its trips are the kernel's argument, counted as the 4
+// the segment passes.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define void @"[[K:dflow.k.[0-9a-f]+]]"(
+// CHECK:       define void @"[[K:dflow.k.[0-9a-f]+]]"(ptr %a0, ptr %a1, i64 %s0) {
 // CHECK:         br label %[[OUTER:loop[0-9]+]]{{$}}
-// CHECK:         icmp slt i64 %{{.*}}, 4
+// CHECK:         icmp slt i64 %{{.*}}, %s0
 // CHECK:         br label %[[INNER:loop[0-9]+]]{{$}}
 // CHECK:         icmp slt i64 %{{.*}}, 32
 // CHECK:         br label %[[INNER]]{{$}}

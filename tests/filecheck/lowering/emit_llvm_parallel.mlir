@@ -43,10 +43,11 @@ func.func @big(%x: tensor<512x300xf32>) -> tensor<512x300xf32> {
 
 // -----
 
-// A kernel of little work stays in one piece, and a module with no split kernel
-// defines no thread count.
+// A kernel of little work stays in one piece (its outer loop's trips an argument, as
+// a kernel's not split over threads), and a module with no split kernel defines no
+// thread count.
 // CHECK-LABEL: ; ----- cpu:0 -----
-// CHECK:       define void @"{{dflow.k.[0-9a-f]+}}"(ptr %a0, ptr %a1) {
+// CHECK:       define void @"{{dflow.k.[0-9a-f]+}}"(ptr %a0, ptr %a1, i64 %s0) {
 // CHECK-NOT:   parallel_for
 // CHECK-NOT:   dflow.threads
 // CHECK:       ; ===== unit host
