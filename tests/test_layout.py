@@ -140,7 +140,8 @@ SHAPES = [
     (1, 16, (7, 7), 80, 3, (1, 1), (1, 1, 1, 1)),  # 5 blocks (4 + 1), 7 pixels (6 + 1)
     (2, 32, (9, 8), 64, 3, (2, 2), (1, 0, 1, 2)),  # strided, asymmetric pads, batch 2
     (1, 192, (5, 5), 64, 3, (1, 1), (1, 1, 1, 1)),  # 12 input blocks: two passes
-    (1, 64, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 6 + 1
+    (1, 64, (6, 13), 16, 1, (1, 1), (0, 0, 0, 0)),  # 1x1, no copy, 13 = 6 + 4 + 3
+    (1, 16, (3, 14), 64, 3, (1, 1), (1, 1, 1, 1)),  # rows of 14 = 6 + 4 + 4
     (1, 16, (11, 11), 64, 7, (2, 2), (3, 3, 3, 3)),  # a 7x7 of stride 2
     (1, 3, (12, 10), 64, 7, (2, 2), (3, 3, 3, 3)),  # a stem: NCHW input (a block of 1)
     (2, 16, (30, 30), 64, 3, (1, 1), (1, 1, 1, 1)),  # images outside: the input outweighs
@@ -259,17 +260,31 @@ def test_layers_differing_in_input_channels_share_a_kernel(tmp_path: Path) -> No
     (kernel,) = driver.findall(source)
     calls = re.findall(rf'call void @"{kernel}"\(.*, i64 (\d+)\)', source)
     assert sorted(calls) == ["12", "4", "8"]  # 64, 128 and 192 channels in blocks of 16
-    for tile in ("4x6", "4x2"):
-        name = f"dflow.nchwc_tile.{tile}.k1x1.s1.i16"
-        assert f"; ===== unit {name}: shared" in source
-        assert source.count(f'define void @"{name}"') == 1
-        assert f'define internal void @"{name}"' not in source
+    name = "dflow.nchwc_tile.4x4.k1x1.s1.i16"  # rows of 8 pixels: two tiles of 4
+    assert f"; ===== unit {name}: shared" in source
+    assert source.count(f'define void @"{name}"') == 1
+    assert f'define internal void @"{name}"' not in source
+
+
+def test_rows_end_in_tiles_of_three_pixels_or_more() -> None:
+    """A row is whole tiles of 6 pixels, then the rest; a rest of 1 or 2 joins the last
+    whole tile's pixels as tiles of 4 and 3 or 4 (a tile of 2 runs at 86% of one of 6),
+    and rows of 7 are one tile of 7."""
+    splits = {}
+    for width in (1, 2, 6, 7, 8, 13, 14, 28, 56, 112):
+        conv = NchwcConv(1, 4, width, width, 4, 3, 3, 1, 1, 1, 1)
+        full, tail = conv.row_tiles
+        assert full * conv.tile_shape[1] + sum(tail) == width
+        splits[width] = [conv.tile_shape[1]] * full + tail
+    assert splits[14] == [6, 4, 4] and splits[13] == [6, 4, 3] and splits[7] == [7]
+    assert splits[56] == [6] * 8 + [4, 4] and splits[112] == [6] * 18 + [4]
+    assert all(min(row) >= 3 for width, row in splits.items() if width >= 3)
 
 
 def test_the_tile_is_vector_fmas() -> None:
     """The tile's inner body is 16-lane FMAs of filter vectors and broadcast inputs:
     4 x 6 per input channel of a tap, no scalar arithmetic on floats."""
-    tiles = {t.name: t for t in NchwcConv(1, 2, 8, 8, 4, 3, 3, 1, 1, 1, 1).tiles()}
+    tiles = {t.name: t for t in NchwcConv(1, 2, 14, 14, 4, 3, 3, 1, 1, 1, 1).tiles()}
     tile = tiles["dflow.nchwc_tile.4x6.k3x3.s1.i16"].definition()
     assert tile.count("@llvm.fma.v16f32") == 16 * 4 * 6
     assert " fmul float" not in tile and " fadd float" not in tile
