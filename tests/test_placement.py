@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
-from dflow.analysis.cost_model import CostModel, Work, flops_of, work_of
+from dflow.analysis.cost_model import CostModel, Work, op_flops, work_of
 from dflow.backend.numba.capabilities import GPU_PENDING, NUMBA_CAPABILITIES, NumbaPlaceDevicesPass
 from dflow.dialects import df
 from dflow.dialects.devices import kind_of
@@ -492,7 +492,7 @@ def test_work_of_contractions_and_windows() -> None:
     def work(t: Tensor) -> Work:
         op = t.value.owner
         assert isinstance(op, Operation)
-        assert flops_of(op) == work_of(op).flops  # the kernels' count, without bytes
+        assert op_flops(op) == work_of(op).flops  # the kernels' count, without bytes
         return work_of(op)
 
     assert work(m).flops == 2 * 3 * 4 * 6 * 5

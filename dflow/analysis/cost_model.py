@@ -219,7 +219,7 @@ def work_of(op: Operation) -> Work:
     return NO_WORK if rule is None else Work(rule(op), _memory(op))
 
 
-def flops_of(op: Operation) -> int:
+def op_flops(op: Operation) -> int:
     """`work_of(op).flops`, without counting the bytes it moves."""
     rule = _flop_rule(op)
     return 0 if rule is None else rule(op)

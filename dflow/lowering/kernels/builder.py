@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from dflow.analysis.cost_model import flops_of, value_bytes
+from dflow.analysis.cost_model import op_flops, value_bytes
 from dflow.dialects.df import indexing, nn
 from dflow.dialects.df import shape_ops as so
 from dflow.dialects.df.annotations import KERNEL, SOURCE, WORK
@@ -689,7 +689,7 @@ def build_kernel(group: Group, library: Library, lanes: int = 1) -> func.FuncOp:
     kernel = func.FuncOp(group.name, (types, []), Region(block), visibility="private")
     kernel.attributes[KERNEL] = UnitAttr()
     kernel.attributes[SOURCE] = ArrayAttr([StringAttr(op.name) for op in group.ops])
-    flops = sum(flops_of(op) for op in group.ops)
+    flops = sum(op_flops(op) for op in group.ops)
     moved = sum(value_bytes(v) for v in (*group.inputs, *group.outputs))
     kernel.attributes[WORK] = DenseArrayBase.from_list(i64, [flops, moved])
     return kernel

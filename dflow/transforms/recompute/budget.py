@@ -59,7 +59,7 @@ THRESHOLDS = 24
 
 def flops_of(ops: Iterable[Operation]) -> int:
     """Estimated flops (the placement cost model's)."""
-    return sum(cost_model.flops_of(op) for op in ops)
+    return sum(cost_model.op_flops(op) for op in ops)
 
 
 def forward_flops(function: FuncOp) -> int:
