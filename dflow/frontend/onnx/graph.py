@@ -1,10 +1,9 @@
 """What a converter works with: the graph under construction, which folds as it
 goes, and one ONNX node's inputs, attributes and opset.
 
-`ImportGraph.emit` folds an op whose operands are all constants into a
-`df.constant` (by the ops' reference semantics, under `FoldPolicy`), so the shape
-arithmetic exporters write (`Shape` → `Gather` → `Concat` → `Reshape`) becomes
-constants while the model is imported, and a converter that needs a value at
+The graph (`FoldingGraph`) folds an op whose operands are all constants as it is
+emitted, so the shape arithmetic exporters write (`Shape` → `Gather` → `Concat` →
+`Reshape`) becomes constants while the model is imported, and a converter that needs a value at
 import time (`Reshape`'s shape, `Slice`'s starts) reads it with `Node.constant`.
 """
 
@@ -16,41 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from onnx import AttributeProto, NodeProto, helper
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from dflow.dialects import df
-from dflow.dialects.df.folding import constant_operand, fold_op
+from dflow.dialects.df.folding import constant_operand
 from dflow.dialects.df.reference import Array
-from dflow.frontend.builder import Graph, Tensor
+from dflow.frontend.builder import Tensor
+from dflow.frontend.folding_graph import FoldingGraph
 from dflow.frontend.onnx.errors import OnnxImportError
 from dflow.frontend.onnx.model import node_name
-
-
-class ImportGraph(Graph):
-    """A builder graph that folds constant ops as they are emitted."""
-
-    def emit(self, op: Operation) -> Tensor:
-        op.verify()
-        folded = fold_op(op) if op.operands else None
-        if folded is not None:
-            op.drop_all_references()
-            op = df.ConstantOp(folded[0])  # pyright: ignore[reportArgumentType]
-        self.block.add_op(op)
-        return Tensor(self, op.results[0])
-
-    def function(self) -> FuncOp:
-        """The function built (a copy, as `Graph.function` makes it) without the pure
-        ops nothing uses (the constants folding left behind), last first."""
-        function = super().function()
-        block = function.body.block
-        for op in reversed(list(block.ops)):
-            if op.has_trait(Pure) and all(not result.uses for result in op.results):
-                block.erase_op(op)
-        return function
-
 
 Converter = Callable[["Node"], Sequence[Tensor | None]]
 """Builds the df ops of one ONNX node; returns a tensor per output (None: absent)."""
@@ -84,7 +57,7 @@ class Node:
 
     proto: NodeProto
     opset: int
-    graph: ImportGraph
+    graph: FoldingGraph
     inputs: list[Tensor | None]
     folder: Path | None
     """The model's folder, where external data lies."""

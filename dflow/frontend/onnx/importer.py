@@ -24,8 +24,9 @@ from xdsl.ir import BlockArgument
 from dflow.dialects.df.arrays import element_type_of
 from dflow.dialects.df.arrays import numpy_dtype as df_numpy_dtype
 from dflow.frontend.builder import Tensor
+from dflow.frontend.folding_graph import FoldingGraph
 from dflow.frontend.onnx.errors import OnnxImportError
-from dflow.frontend.onnx.graph import ImportGraph, Node, convert_node
+from dflow.frontend.onnx.graph import Node, convert_node
 from dflow.frontend.onnx.model import (
     Model,
     checked_count,
@@ -57,7 +58,7 @@ def import_model(
 
 def build_module(model: Model, shapes: Shapes, name: str = "main") -> ModuleOp:
     """The df module of a model `read_model` checked."""
-    return _Importer(model, dict(shapes), ImportGraph(name)).module()
+    return _Importer(model, dict(shapes), FoldingGraph(name)).module()
 
 
 def ssa_name(name: str) -> str:
@@ -71,7 +72,7 @@ def ssa_name(name: str) -> str:
 class _Importer:
     model: Model
     shapes: dict[str, Sequence[int]]
-    graph: ImportGraph
+    graph: FoldingGraph
     values: dict[str, Tensor] = field(default_factory=dict[str, Tensor])
 
     def module(self) -> ModuleOp:

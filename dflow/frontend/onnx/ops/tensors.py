@@ -2,7 +2,7 @@
 slicing, splitting, gathering, and the constants and shapes they are fed with.
 
 Their shape operands (`Reshape`'s shape, `Slice`'s starts, `Split`'s sizes) must
-be known at import time; `ImportGraph` folds the shape arithmetic that computes
+be known at import time; `FoldingGraph` folds the shape arithmetic that computes
 them into constants. `Gather` is `df.gather`, its indices read at run time.
 `Slice` with steps other than 1, and `Gather` with constant indices in a few runs,
 are composed of `df.slice`, `df.reshape` and `df.concat`: a stride `s` takes the
