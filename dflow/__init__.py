@@ -13,6 +13,9 @@ From Python:
 
     gradient = dflow.grad(loss)(w, x, y)            # through df-autodiff, compiled
 
+    module = dflow.export(torch_model, (x,))         # a PyTorch model as a df module
+    fast = torch.compile(torch_model, backend="dflow")
+
 The tensor operations (`dflow.relu`, `dflow.matmul`, `dflow.softmax`, ... one per
 `df` op) build graphs and trace jitted functions. Everything dflow installs lives
 in this one package, in layers that import downward only (see
@@ -51,6 +54,9 @@ if TYPE_CHECKING:
     )
     from dflow.frontend.errors import (
         TraceError,
+    )
+    from dflow.frontend.torch.exported import (
+        export,
     )
     from dflow.frontend.ops import (
         abs,
@@ -143,6 +149,7 @@ __all__ = [
     "equal",
     "erf",
     "exp",
+    "export",
     "floor",
     "gather",
     "gather_elements",
@@ -202,6 +209,7 @@ _HOMES: dict[str, str] = {
     "TensorSpec": "dflow.driver.frontdoors.api",
     "TraceError": "dflow.frontend.errors",
     "compile": "dflow.driver.frontdoors.api",
+    "export": "dflow.frontend.torch.exported",
     "grad": "dflow.driver.frontdoors.jit",
     "jit": "dflow.driver.frontdoors.jit",
     "value_and_grad": "dflow.driver.frontdoors.jit",

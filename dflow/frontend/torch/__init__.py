@@ -10,7 +10,7 @@ by schema name, PyTorch's dtypes, errors naming the node and the user's line), a
 """
 
 from dflow.frontend.torch.errors import TorchImportError
-from dflow.frontend.torch.exported import import_exported
+from dflow.frontend.torch.exported import export, import_exported
 from dflow.frontend.torch.importer import Imported, check_graph, import_graph
 from dflow.frontend.torch.ops import SUPPORTED_OPS
 
@@ -19,6 +19,7 @@ __all__ = [
     "Imported",
     "TorchImportError",
     "check_graph",
+    "export",
     "import_exported",
     "import_graph",
 ]

@@ -197,10 +197,9 @@ class Call:
 
 def shape_of(value: torch.Tensor) -> tuple[int, ...]:
     """A recorded tensor's static shape; symbolic sizes are refused."""
-    try:
-        return tuple(int(d) for d in value.shape)
-    except (TypeError, RuntimeError, ValueError):
+    if any(isinstance(d, torch.SymInt) for d in value.shape):
         raise TorchImportError(
             f"a tensor of shape {list(value.shape)} has symbolic sizes: dflow compiles "
             "static shapes (torch.compile(..., dynamic=False))"
-        ) from None
+        )
+    return tuple(int(d) for d in value.shape)

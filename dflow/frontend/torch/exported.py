@@ -3,15 +3,17 @@
 The program is brought to Core ATen (`run_decompositions()`); its user inputs
 become the function's arguments, in order; its parameters, buffers and constants
 are frozen into `df.constant`s (`freeze=True`, for inference) or become arguments
-after the user's, named by their qualified names (`conv1.weight`), for a caller
-that feeds them (training); its results are the user outputs (a buffer's update
+named by their qualified names (`conv1.weight`), for a caller that feeds them
+(training), in `torch.export`'s order: parameters, buffers, then the user's inputs; its results are the user outputs (a buffer's update
 in training mode is left out).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
@@ -50,3 +52,13 @@ def _state(program: ExportedProgram, target: str) -> Any:
     if target in program.state_dict:
         return program.state_dict[target]
     return program.constants[target]
+
+
+def export(model: torch.nn.Module, args: Sequence[Any], *, freeze: bool = True) -> ModuleOp:
+    """`model` exported by `torch.export.export` for `args` (tensors or NumPy
+    arrays) and imported: a df module that `dflow opt`, `dflow run` and
+    `dflow.compile` take like any other program (`print(module)` writes its text)."""
+    tensors = tuple(
+        torch.from_numpy(np.asarray(a)) if not isinstance(a, torch.Tensor) else a for a in args
+    )
+    return import_exported(torch.export.export(model, tensors), freeze=freeze)

@@ -290,6 +290,17 @@ def leaky_relu(call: Call) -> Tensor:
     return ops.select(x > zero, x, x * call.scalar(call["negative_slope"]))
 
 
+@converter("elu.default", cheap=True)
+def elu(call: Call) -> Tensor:
+    """`scale · x` above 0, `scale · alpha · (exp(input_scale · x) - 1)` below."""
+    x = call.cast(call.tensor("self"))
+    scale = call.scalar(call["scale"])
+    below = ((x * call.scalar(call["input_scale"])).exp() - call.scalar(1)) * call.scalar(
+        call["alpha"]
+    )
+    return ops.select(x > call.scalar(0), x, below) * scale
+
+
 @converter("sign.default", cheap=True)
 def sign(call: Call) -> Tensor:
     x = call.cast(call.tensor("self"))

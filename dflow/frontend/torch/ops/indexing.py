@@ -27,8 +27,14 @@ def index_select(call: Call) -> Tensor:
 
 @converter("gather.default")
 def gather(call: Call) -> Tensor:
-    x = call.tensor("self")
-    return ops.gather_elements(x, call.tensor("index"), call.axis(call["dim"], len(x.shape)))
+    """`df.gather_elements` of `self` cut to the index's extent on the other axes
+    (PyTorch reads only that corner)."""
+    x, where = call.tensor("self"), call.tensor("index")
+    axis = call.axis(call["dim"], len(x.shape))
+    limit = [x.shape[a] if a == axis else where.shape[a] for a in range(len(x.shape))]
+    if limit != list(x.shape):
+        x = ops.slice(x, [0] * len(limit), limit)
+    return ops.gather_elements(x, where, axis)
 
 
 def _indexed(call: Call) -> tuple[int, list[Tensor]]:
@@ -59,8 +65,12 @@ def index(call: Call) -> Tensor:
     return ops.gather(ops.reshape(x, merged), flat, first)
 
 
+def _i64(index: Tensor) -> Tensor:
+    return index if str(index.type.element_type) == "i64" else index.cast("i64")
+
+
 def _modulo(index: Tensor, size: int) -> Tensor:
-    wide = index if str(index.type.element_type) == "i64" else index.cast("i64")
+    wide = _i64(index)
     bound = index.graph.constant(np.int64(size))
     zero = index.graph.constant(np.int64(0))
     return ops.select(wide < zero, wide + bound, wide)
@@ -89,8 +99,7 @@ def scatter(call: Call) -> Tensor:
 
 
 def _hits(expanded: Tensor, places: Tensor) -> Tensor:
-    wide = expanded if str(expanded.type.element_type) == "i64" else expanded.cast("i64")
-    return wide.equal(places)
+    return _i64(expanded).equal(places)
 
 
 @converter("index_put.default")

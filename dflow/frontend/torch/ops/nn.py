@@ -90,7 +90,7 @@ def convolution(call: Call) -> Tensor:
     shape = list(call.shape) if rank == 2 else [*call.shape[:2], 1, call.shape[2]]
     if call["transposed"]:
         y = ops.conv2d_grad_input(_as_2d(x), _as_2d(w), shape, groups=call["groups"], **window)
-        y = y if bias is None else y + ops.reshape(call.cast(bias), [-1, 1, 1])
+        y = y if bias is None else y + ops.reshape(call.cast(bias), [shape[1], 1, 1])
     else:
         y = ops.conv2d(_as_2d(x), _as_2d(w), None if bias is None else call.cast(bias),
                        groups=call["groups"], **window)  # fmt: skip
