@@ -55,9 +55,6 @@ if TYPE_CHECKING:
     from dflow.frontend.errors import (
         TraceError,
     )
-    from dflow.frontend.torch.exported import (
-        export,
-    )
     from dflow.frontend.ops import (
         abs,
         add,
@@ -118,6 +115,9 @@ if TYPE_CHECKING:
         tanh,
         transpose,
         where,
+    )
+    from dflow.frontend.torch.exported import (
+        export,
     )
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
             F.softplus(x),
         ),
         (_x(4, 5),),
-    ),  # fmt: skip
+    ),
     "unary_math": (
         lambda x: (
             x.exp(),
@@ -110,7 +111,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
             x.pow(3),
         ),
         (_x(3, 4),),
-    ),  # fmt: skip
+    ),
     "strided_slices_select_flip": (
         lambda x: (x[:, ::2], x[1:, -3:], x[..., 1], x.flip(0), x.narrow(1, 1, 2)),
         (_x(4, 5),),
@@ -124,7 +125,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
             x.permute(1, 0).contiguous(),
         ),
         (_x(3, 4),),
-    ),  # fmt: skip
+    ),
     "cat_split_chunk_pad": (
         lambda x: (
             *torch.split(x, [1, 3], dim=1),
@@ -134,7 +135,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
             F.pad(x, (-1, 0)),
         ),
         (_x(4, 4),),
-    ),  # fmt: skip
+    ),
     "reductions": (
         lambda x: (
             x.sum(1),
@@ -149,7 +150,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
             F.softmax(x, 0),
         ),
         (_x(3, 5),),
-    ),  # fmt: skip
+    ),
     "int32_sums_to_int64": (lambda x: x.sum(0), (np.arange(12, dtype=np.int32).reshape(3, 4),)),
     "indexing": (
         lambda w, i: (
@@ -159,7 +160,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
             torch.gather(w, 1, i[:, :2] % 3),
         ),
         (_x(6, 3), np.array([[0, 5, 2], [1, 1, 4]])),
-    ),  # fmt: skip
+    ),
     "index_with_two_tensors": (
         lambda x, i, j: x[:, i, j],
         (_x(2, 3, 4), np.array([0, 2, -1]), np.array([3, 0, 1])),
@@ -255,7 +256,7 @@ def test_an_op_dflow_lacks_is_one_line_naming_it_and_the_models_line() -> None:
 
 
 def _line_of(text: str) -> int:
-    with open(__file__, encoding="utf-8") as source:
+    with Path(__file__).open(encoding="utf-8") as source:
         return next(
             n for n, line in enumerate(source, 1) if text in line and "_line_of" not in line
         )

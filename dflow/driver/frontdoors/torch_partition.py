@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable
 from typing import Any
 
 import torch
@@ -83,12 +82,16 @@ def _is_tensor(node: fx.Node) -> bool:
 
 
 def _bytes(node: fx.Node) -> int:
+    """What keeping `node` for the backward costs: its bytes, none for an input
+    (the caller holds the inputs anyway)."""
+    if node.op == "placeholder":
+        return 0
     value = node.meta["val"]
     return int(math.prod(value.shape)) * value.element_size()
 
 
 def _operands(node: fx.Node) -> list[fx.Node]:
-    """The tensors `node` computes from (what recomputing it needs)."""
+    """The tensors `node` computes from."""
     found: list[fx.Node] = []
     for value in (*node.args, *node.kwargs.values()):
         for item in value if isinstance(value, list | tuple) else [value]:  # pyright: ignore[reportUnknownVariableType]
@@ -97,43 +100,71 @@ def _operands(node: fx.Node) -> list[fx.Node]:
     return found
 
 
-def _recomputable(node: fx.Node) -> bool:
-    return node.op == "call_function" and all(
-        not str(operand.name).startswith("tangents") for operand in _operands(node)
-    )
-
-
-def _replacing(saved: list[fx.Node], node: fx.Node) -> list[fx.Node]:
-    """`saved` with `node` replaced by its operands (those not saved already)."""
-    kept = [n for n in saved if n is not node]
-    return kept + [n for n in _operands(node) if n not in kept]
+def _recomputation(node: fx.Node, saved: list[fx.Node]) -> tuple[list[fx.Node], list[fx.Node]]:
+    """What recomputing `node` from `saved` and the inputs needs: the values it
+    reads (saved ones, inputs) and the ops it runs (`node` and the unsaved ones
+    between); empty when it reads a tangent (a backward value)."""
+    leaves: list[fx.Node] = []
+    ops: list[fx.Node] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if current in ops:
+            continue
+        if current.op != "call_function":
+            return [], []
+        ops.append(current)
+        for operand in _operands(current):
+            if operand in saved or operand.op == "placeholder":
+                if operand not in leaves and not str(operand.name).startswith("tangents"):
+                    leaves.append(operand)
+                if str(operand.name).startswith("tangents"):
+                    return [], []
+            else:
+                pending.append(operand)
+    return leaves, ops
 
 
 def _freed(saved: list[fx.Node], node: fx.Node) -> int:
-    added = sum(_bytes(n) for n in _operands(node) if n not in saved)
-    return _bytes(node) - added
+    leaves, ops = _recomputation(node, saved)
+    if not ops:
+        return 0
+    return _bytes(node) - sum(_bytes(n) for n in leaves if n not in saved)
 
 
-def _cost(node: fx.Node) -> int:
-    elements = max(1, _bytes(node) // max(1, node.meta["val"].element_size()))
-    return elements if str(node.target) in CHEAP_TO_RECOMPUTE else EXPENSIVE * elements
+def _replacing(saved: list[fx.Node], node: fx.Node) -> list[fx.Node]:
+    """`saved` with `node` replaced by what recomputing it reads."""
+    leaves, _ = _recomputation(node, saved)
+    kept = [n for n in saved if n is not node]
+    return kept + [n for n in leaves if n not in kept]
 
 
-def _cheap(candidates: Iterable[fx.Node]) -> list[fx.Node]:
-    return [n for n in candidates if str(n.target) in CHEAP_TO_RECOMPUTE and _recomputable(n)]
+def _cost(node: fx.Node, saved: list[fx.Node]) -> int:
+    """The recomputation's work: per op run, its result's elements, times
+    `EXPENSIVE` for an op that is not cheap."""
+    _, ops = _recomputation(node, saved)
+    total = 0
+    for op in ops:
+        elements = max(1, math.prod(op.meta["val"].shape) if _is_tensor(op) else 1)
+        total += elements if str(op.target) in CHEAP_TO_RECOMPUTE else EXPENSIVE * elements
+    return max(1, total)
 
 
 def _recomputed(saved: list[fx.Node], budget: int | None) -> list[fx.Node]:
-    """The saved values after recomputation: the free cheap ones, then, under a
-    budget, the best ratio of bytes freed to cost until the rest fits."""
+    """The saved values after recomputation: the cheap ones that free bytes alone,
+    then, under a budget, the best ratio of bytes freed to cost until the rest fits."""
     chosen = list(saved)
     while True:
-        free = [n for n in _cheap(chosen) if _freed(chosen, n) > 0]
+        free = [
+            n for n in chosen
+            if str(n.target) in CHEAP_TO_RECOMPUTE and _freed(chosen, n) > 0
+            and len(_recomputation(n, chosen)[1]) == 1
+        ]  # fmt: skip
         if not free:
             break
         chosen = _replacing(chosen, max(free, key=lambda n: _freed(chosen, n)))
     while budget is not None and sum(map(_bytes, chosen)) > budget:
-        candidates = [n for n in chosen if _recomputable(n) and _freed(chosen, n) > 0]
+        candidates = [n for n in chosen if _freed(chosen, n) > 0]
         if not candidates:
             warnings.warn(
                 f"dflow: the saved values take {sum(map(_bytes, chosen))} bytes, over the "
@@ -141,6 +172,6 @@ def _recomputed(saved: list[fx.Node], budget: int | None) -> list[fx.Node]:
                 stacklevel=2,
             )
             break
-        best = max(candidates, key=lambda n: _freed(chosen, n) / _cost(n))
+        best = max(candidates, key=lambda n: _freed(chosen, n) / _cost(n, chosen))
         chosen = _replacing(chosen, best)
     return chosen

@@ -4,8 +4,9 @@ The program is brought to Core ATen (`run_decompositions()`); its user inputs
 become the function's arguments, in order; its parameters, buffers and constants
 are frozen into `df.constant`s (`freeze=True`, for inference) or become arguments
 named by their qualified names (`conv1.weight`), for a caller that feeds them
-(training), in `torch.export`'s order: parameters, buffers, then the user's inputs; its results are the user outputs (a buffer's update
-in training mode is left out).
+(training), in `torch.export`'s order: parameters, buffers, then the user's
+inputs. Its results are the user outputs (a buffer's update in training mode is
+left out).
 """
 
 from __future__ import annotations
