@@ -263,5 +263,5 @@ def _tensor(array: np.ndarray[Any, Any]) -> torch.Tensor:
     if not array.flags.writeable:
         array = array.copy()
     if array.dtype.name == "bfloat16":
-        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(array)
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)  # pyright: ignore[reportUnknownMemberType]
+    return torch.from_numpy(array)  # pyright: ignore[reportUnknownMemberType]

@@ -26,7 +26,10 @@ from typing import Any
 
 import torch
 from torch import fx
-from torch._functorch.partitioners import _extract_fwd_bwd_modules, default_partition
+from torch._functorch.partitioners import (  # the split by a chosen saved set: PyTorch's own
+    _extract_fwd_bwd_modules,  # pyright: ignore[reportPrivateUsage]
+    default_partition,
+)
 
 from dflow.frontend.torch import check_graph
 from dflow.frontend.torch.call import CHEAP_TO_RECOMPUTE
@@ -70,7 +73,7 @@ def _saved(forward: fx.GraphModule, outputs: int) -> list[fx.Node]:
 
 
 def _static_nodes(joint: fx.GraphModule, options: dict[str, Any]) -> Any:
-    indices = options.get("static_lifetime_input_indices") or []
+    indices: list[int] = list(options.get("static_lifetime_input_indices") or [])
     placeholders = [node for node in joint.graph.nodes if node.op == "placeholder"]
     from torch.utils._ordered_set import OrderedSet  # noqa: PLC0415 (PyTorch's own)
 

@@ -144,8 +144,9 @@ class Call:
         return value
 
     def ints(self, name: str) -> list[int]:
-        value = self.arguments[name]
-        return [int(v) for v in value] if isinstance(value, list | tuple) else [int(value)]
+        value: Any = self.arguments[name]
+        listed: list[Any] = list(value) if isinstance(value, list | tuple) else [value]  # pyright: ignore[reportUnknownArgumentType]
+        return [int(v) for v in listed]
 
     @property
     def value(self) -> Any:

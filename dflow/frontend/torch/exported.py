@@ -29,7 +29,7 @@ def import_exported(
     program: ExportedProgram, *, freeze: bool = True, name: str = "main"
 ) -> ModuleOp:
     """The df module of an exported program (`torch.export.export(model, args)`)."""
-    program = program.run_decompositions()
+    program = program.run_decompositions()  # pyright: ignore[reportUnknownMemberType]
     specs = program.graph_signature.input_specs
     constants: dict[int, torch.Tensor] = {}
     for position, spec in enumerate(specs):
@@ -59,7 +59,8 @@ def export(model: torch.nn.Module, args: Sequence[Any], *, freeze: bool = True) 
     """`model` exported by `torch.export.export` for `args` (tensors or NumPy
     arrays) and imported: a df module that `dflow opt`, `dflow run` and
     `dflow.compile` take like any other program (`print(module)` writes its text)."""
-    tensors = tuple(
-        torch.from_numpy(np.asarray(a)) if not isinstance(a, torch.Tensor) else a for a in args
+    tensors = tuple(  # pyright: ignore[reportUnknownMemberType]
+        torch.from_numpy(np.asarray(a)) if not isinstance(a, torch.Tensor) else a  # pyright: ignore[reportUnknownMemberType]
+        for a in args
     )
     return import_exported(torch.export.export(model, tensors), freeze=freeze)

@@ -27,7 +27,6 @@ from xdsl.utils.exceptions import VerifyException
 
 from dflow.frontend.builder import Tensor
 from dflow.frontend.folding_graph import FoldingGraph
-from dflow.frontend.torch import ops as _ops  # noqa: F401 (registers the converters)
 from dflow.frontend.torch.call import (
     CONVERTERS,
     IGNORED,
@@ -38,6 +37,7 @@ from dflow.frontend.torch.call import (
     shape_of,
 )
 from dflow.frontend.torch.errors import TorchImportError
+from dflow.frontend.torch.ops import SUPPORTED_OPS  # (importing them registers the converters)
 
 _INVALID = re.compile(r"[^\w$.-]")
 
@@ -68,8 +68,8 @@ def check_graph(graph: fx.Graph) -> None:
 
 def _unsupported(node: fx.Node) -> TorchImportError:
     return TorchImportError(
-        f"{describe(node)}: dflow does not import {node.target} (the ATen ops it "
-        "imports: dflow.frontend.torch.SUPPORTED_OPS)"
+        f"{describe(node)}: dflow does not import {node.target} (the {len(SUPPORTED_OPS)} "
+        "ATen ops it imports: dflow.frontend.torch.SUPPORTED_OPS)"
     )
 
 

@@ -241,7 +241,7 @@ def batch_norm_training(call: Call) -> list[Tensor | None]:
     ones updated, for the functional form, as its 4th and 5th results."""
     x = call.cast(call.tensor("input"))
     if not call.arguments.get("training", True):
-        return batch_norm_inference(call)
+        return [*batch_norm_inference(call)]
     axes = [a for a in range(len(x.shape)) if a != 1]
     mean = ops.reduce_mean(x, axes, keepdims=True)
     centered = x - mean

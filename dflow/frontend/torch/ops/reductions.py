@@ -8,6 +8,8 @@ Integer sums are computed in the recorded result dtype (PyTorch sums `int32` int
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 
@@ -23,8 +25,8 @@ def _axes(call: Call, x: Tensor, name: str = "dim") -> list[int]:
     rank = len(x.shape)
     if dims is None or dims == []:
         return list(range(rank))
-    listed = dims if isinstance(dims, list | tuple) else [dims]
-    return sorted({call.axis(int(d), rank) for d in listed})  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+    listed: list[Any] = list(dims) if isinstance(dims, list | tuple) else [dims]  # pyright: ignore[reportUnknownArgumentType]
+    return sorted({call.axis(int(d), rank) for d in listed})
 
 
 def _keepdim(call: Call) -> bool:

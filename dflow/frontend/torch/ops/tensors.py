@@ -11,6 +11,7 @@ arithmetic here. A graph is functional, so a view is a value of its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -135,7 +136,8 @@ def as_strided(call: Call) -> Tensor:
     constant indices from `self` flattened, which is its storage when its recorded
     layout is contiguous (a functional graph's fresh values are)."""
     x = call.tensor("self")
-    recorded = call.node.args[0].meta.get("val")  # pyright: ignore[reportUnknownMemberType, reportAttributeAccessIssue, reportOptionalMemberAccess]
+    source: Any = call.node.args[0]
+    recorded: Any = source.meta.get("val")
     if not isinstance(recorded, torch.Tensor) or not recorded.is_contiguous():
         raise call.error("as_strided of a tensor that is not contiguous is not supported")
     offset = int(call["storage_offset"] or 0) - int(recorded.storage_offset())
