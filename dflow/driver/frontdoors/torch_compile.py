@@ -189,9 +189,8 @@ class _Run:
     `aot_autograd` calls a boxed function: with one list, which it empties (so
     that the inputs can be freed while the graph runs)."""
 
-    _boxed_call = True
-
     def __init__(self, program: Program, imported: Imported, frozen: dict[int, torch.Tensor]):
+        self._boxed_call = True  # on the instance: `torch._dynamo.disable`'s wrapper copies it
         self.program, self.imported = program, imported
         self.frozen = {i: (t, t._version) for i, t in frozen.items()}  # pyright: ignore[reportPrivateUsage]
 
@@ -218,11 +217,10 @@ class _Refreezing:
     """A frozen graph's run that compiles the graph again, frozen to the new values,
     when a frozen input changed."""
 
-    _boxed_call = True
-
     def __init__(
         self, run: _Run, compiler: _GraphCompiler, graph: fx.GraphModule, example: Sequence[Any]
     ):
+        self._boxed_call = True
         self.run, self.compiler, self.graph, self.example = run, compiler, graph, example
 
     def __call__(self, *given: Any) -> Any:
@@ -242,8 +240,8 @@ class _Refreezing:
 
 
 def _unboxed(given: tuple[Any, ...]) -> Any:
-    """The arguments of a call boxed (one list: aot_autograd's forward) or not (its
-    backward, through `torch._dynamo.disable`)."""
+    """The arguments of a call boxed (one list, as `aot_autograd` calls a function
+    marked `_boxed_call`) or not."""
     if len(given) == 1 and isinstance(given[0], list):
         return given[0]  # pyright: ignore[reportUnknownVariableType]
     return given
