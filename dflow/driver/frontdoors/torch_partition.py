@@ -1,26 +1,30 @@
 """The partition of a training step: which forward values the backward graph reads
-(saved, held in memory between the two) and which it computes again.
+(saved, held in memory between the two) and which it computes again, chosen by
+`df-recompute`.
 
 `aot_autograd` traces the step as one joint graph and asks its partition function
-to split it. dflow's starts from PyTorch's default split (save every forward value
-the backward reads) and then, as `df-recompute` does for dflow's own programs:
+to split it. dflow's imports the joint graph as one df function, each op marked
+with its FX node (`df.torch_node`) and the backward ones `df.backward`, and lets
+`df-recompute` decide on it, as it does for dflow's own training programs: its
+heuristic mode (cheap ops recomputed where that lowers the planner's peak), or,
+with `memory_budget`, its budget mode (the least recomputation whose planned arena
+fits the budget; a budget no plan meets is a warning, and the heuristic's choice
+is used). The decision comes back to the FX graph as the saved set:
 
-- recomputes a saved value whose op is cheap to compute again (an elementwise op
-  or a view: the converter's `cheap` mark, df's `CheapToRecompute`) where the
-  operands it needs, beyond what is saved already, take fewer bytes than it does
-  (a ReLU's output, when its input is saved anyway, costs nothing to recompute);
-- under a memory budget (`memory_budget`, bytes), goes on recomputing until the
-  saved bytes fit, the values freeing the most bytes per unit of recomputation
-  first (a cheap op costs its elements, any other op ten times them), and warns
-  when even recomputing everything possible does not fit.
+- PyTorch's default split (every forward value the backward reads) less the
+  values `df-recompute` cloned for the backward,
+- plus the forward values the backward ops and the clones read in the df function
+  (a value made inside a node's composition counts as the node's; an input as its
+  placeholder),
 
-The graph is checked whole first (`check_graph`), so an op dflow cannot import
-makes the whole step fall back to eager PyTorch before anything is compiled.
+and PyTorch's `_extract_fwd_bwd_modules` builds the two graphs for it (the
+backward recomputing what is not saved). The graph is checked whole first
+(`check_graph`), so that an op dflow cannot import makes the whole step fall back
+to eager PyTorch before anything is compiled.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -30,15 +34,22 @@ from torch._functorch.partitioners import (  # the split by a chosen saved set: 
     _extract_fwd_bwd_modules,  # pyright: ignore[reportPrivateUsage]
     default_partition,
 )
+from torch._subclasses.fake_tensor import unset_fake_temporarily
+from torch.utils._ordered_set import OrderedSet
+from xdsl.dialects.builtin import StringAttr, UnitAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.utils.exceptions import PassFailedException
 
-from dflow.frontend.torch import check_graph
-from dflow.frontend.torch.call import CHEAP_TO_RECOMPUTE
+from dflow.dialects.df import annotations
+from dflow.frontend.torch import Imported, check_graph, import_graph
+from dflow.transforms.recompute.budget import STRATEGIES
+from dflow.transforms.recompute.recompute import recompute_heuristic, recompute_to_budget
 
 Modules = tuple[fx.GraphModule, fx.GraphModule]
 
-EXPENSIVE = 10
-"""The recomputation cost of an op that is not cheap, per element of its result,
-in units of a cheap op's."""
+ORIGIN = "df.torch_node"
+"""String, on the ops imported for the partition: the FX node they were built for."""
 
 
 def dflow_partition(
@@ -55,11 +66,10 @@ def dflow_partition(
         joint, joint_inputs, num_fwd_outputs=num_fwd_outputs, **options
     )
     nodes = {node.name: node for node in joint.graph.nodes}
-    saved = [nodes[n.name] for n in _saved(forward, num_fwd_outputs)]
-    if any(not _is_tensor(node) for node in saved):
-        return forward, backward
-    chosen = _recomputed(saved, memory_budget)
-    if chosen == saved:
+    default = [nodes[n.name] for n in _saved(forward, num_fwd_outputs)]
+    forward_names = {node.name for node in forward.graph.nodes}
+    chosen = _chosen(joint, forward_names, default, memory_budget)
+    if set(chosen) == set(default):
         return forward, backward
     return _extract_fwd_bwd_modules(
         joint, chosen, [], num_fwd_outputs=num_fwd_outputs,
@@ -69,112 +79,103 @@ def dflow_partition(
 
 def _saved(forward: fx.GraphModule, outputs: int) -> list[fx.Node]:
     (output,) = (node for node in forward.graph.nodes if node.op == "output")
-    return [value for value in output.args[0][outputs:] if isinstance(value, fx.Node)]  # pyright: ignore[reportIndexIssue, reportOptionalSubscript, reportUnknownVariableType]
+    values: list[Any] = list(output.args[0])[outputs:]  # pyright: ignore[reportArgumentType]
+    return [value for value in values if isinstance(value, fx.Node)]
 
 
-def _static_nodes(joint: fx.GraphModule, options: dict[str, Any]) -> Any:
+def _static_nodes(joint: fx.GraphModule, options: dict[str, Any]) -> OrderedSet[fx.Node]:
     indices: list[int] = list(options.get("static_lifetime_input_indices") or [])
     placeholders = [node for node in joint.graph.nodes if node.op == "placeholder"]
-    from torch.utils._ordered_set import OrderedSet  # noqa: PLC0415 (PyTorch's own)
-
     return OrderedSet(placeholders[i] for i in indices)
+
+
+def _chosen(
+    joint: fx.GraphModule, forward: set[str], default: list[fx.Node], budget: int | None
+) -> list[fx.Node]:
+    """The saved set `df-recompute` decides on the joint graph imported."""
+    backward = {
+        node.name for node in joint.graph.nodes
+        if node.op == "call_function" and node.name not in forward
+    }  # fmt: skip
+
+    def marks(node: fx.Node) -> dict[str, Attribute]:
+        found: dict[str, Attribute] = {ORIGIN: StringAttr(node.name)}
+        if node.name in backward:
+            found[annotations.BACKWARD] = UnitAttr()
+        return found
+
+    with unset_fake_temporarily():  # the importer computes constants (`arange`) for real
+        imported = import_graph(joint, marks=marks)
+    (function,) = (op for op in imported.module.ops if isinstance(op, FuncOp))
+    _recompute(function, budget)
+    decision = _Decision(joint, imported)
+    recomputed = decision.recomputed(function)
+    kept = [node for node in default if node.name not in recomputed]
+    return kept + [node for node in decision.read(function) if node not in kept]
+
+
+def _recompute(function: FuncOp, budget: int | None) -> None:
+    if budget is not None:
+        try:
+            recompute_to_budget(function, budget, tuple(STRATEGIES))
+            return
+        except PassFailedException as error:
+            warnings.warn(f"dflow: {error}; recomputing as without a budget", stacklevel=2)
+    recompute_heuristic(function)
 
 
 def _is_tensor(node: fx.Node) -> bool:
     return isinstance(node.meta.get("val"), torch.Tensor)
 
 
-def _bytes(node: fx.Node) -> int:
-    """What keeping `node` for the backward costs: its bytes, none for an input
-    (the caller holds the inputs anyway)."""
-    if node.op == "placeholder":
-        return 0
-    value = node.meta["val"]
-    return int(math.prod(value.shape)) * value.element_size()
+class _Decision:
+    """Reads the FX nodes back from the df function `df-recompute` rewrote."""
+
+    def __init__(self, joint: fx.GraphModule, imported: Imported):
+        self.nodes = {node.name: node for node in joint.graph.nodes}
+        placeholders = [node for node in joint.graph.nodes if node.op == "placeholder"]
+        self.arguments = [placeholders[i] for i in imported.arguments]
+
+    def recomputed(self, function: FuncOp) -> set[str]:
+        """The FX nodes (and their `getitem`s) whose ops were cloned."""
+        names: set[str] = set()
+        for op in function.body.walk():
+            if annotations.RECOMPUTED in op.attributes:
+                node = self._origin(op)
+                if node is not None:
+                    names.update(n.name for n in self._values(node))
+        return names
+
+    def read(self, function: FuncOp) -> list[fx.Node]:
+        """The forward values the backward ops and the clones read."""
+        found: list[fx.Node] = []
+        for op in function.body.walk():
+            if not _backward_side(op):
+                continue
+            for operand in op.operands:
+                found.extend(n for n in self._producers(operand) if n not in found)
+        return found
+
+    def _origin(self, op: Operation) -> fx.Node | None:
+        name = op.attributes.get(ORIGIN)
+        return self.nodes.get(name.data) if isinstance(name, StringAttr) else None
+
+    def _producers(self, value: SSAValue) -> list[fx.Node]:
+        if isinstance(value, BlockArgument):
+            node = self.arguments[value.index]
+            return [] if node.name.startswith("tangents") else [node]
+        owner = value.owner
+        if not isinstance(owner, Operation) or _backward_side(owner):
+            return []
+        node = self._origin(owner)
+        return [] if node is None else self._values(node)
+
+    def _values(self, node: fx.Node) -> list[fx.Node]:
+        """The FX nodes holding `node`'s tensors: itself, or its `getitem`s."""
+        if _is_tensor(node):
+            return [node]
+        return [user for user in node.users if _is_tensor(user)]
 
 
-def _operands(node: fx.Node) -> list[fx.Node]:
-    """The tensors `node` computes from."""
-    found: list[fx.Node] = []
-    for value in (*node.args, *node.kwargs.values()):
-        for item in value if isinstance(value, list | tuple) else [value]:  # pyright: ignore[reportUnknownVariableType]
-            if isinstance(item, fx.Node) and _is_tensor(item) and item not in found:
-                found.append(item)
-    return found
-
-
-def _recomputation(node: fx.Node, saved: list[fx.Node]) -> tuple[list[fx.Node], list[fx.Node]]:
-    """What recomputing `node` from `saved` and the inputs needs: the values it
-    reads (saved ones, inputs) and the ops it runs (`node` and the unsaved ones
-    between); empty when it reads a tangent (a backward value)."""
-    leaves: list[fx.Node] = []
-    ops: list[fx.Node] = []
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if current in ops:
-            continue
-        if current.op != "call_function":
-            return [], []
-        ops.append(current)
-        for operand in _operands(current):
-            if operand in saved or operand.op == "placeholder":
-                if operand not in leaves and not str(operand.name).startswith("tangents"):
-                    leaves.append(operand)
-                if str(operand.name).startswith("tangents"):
-                    return [], []
-            else:
-                pending.append(operand)
-    return leaves, ops
-
-
-def _freed(saved: list[fx.Node], node: fx.Node) -> int:
-    leaves, ops = _recomputation(node, saved)
-    if not ops:
-        return 0
-    return _bytes(node) - sum(_bytes(n) for n in leaves if n not in saved)
-
-
-def _replacing(saved: list[fx.Node], node: fx.Node) -> list[fx.Node]:
-    """`saved` with `node` replaced by what recomputing it reads."""
-    leaves, _ = _recomputation(node, saved)
-    kept = [n for n in saved if n is not node]
-    return kept + [n for n in leaves if n not in kept]
-
-
-def _cost(node: fx.Node, saved: list[fx.Node]) -> int:
-    """The recomputation's work: per op run, its result's elements, times
-    `EXPENSIVE` for an op that is not cheap."""
-    _, ops = _recomputation(node, saved)
-    total = 0
-    for op in ops:
-        elements = max(1, math.prod(op.meta["val"].shape) if _is_tensor(op) else 1)
-        total += elements if str(op.target) in CHEAP_TO_RECOMPUTE else EXPENSIVE * elements
-    return max(1, total)
-
-
-def _recomputed(saved: list[fx.Node], budget: int | None) -> list[fx.Node]:
-    """The saved values after recomputation: the cheap ones that free bytes alone,
-    then, under a budget, the best ratio of bytes freed to cost until the rest fits."""
-    chosen = list(saved)
-    while True:
-        free = [
-            n for n in chosen
-            if str(n.target) in CHEAP_TO_RECOMPUTE and _freed(chosen, n) > 0
-            and len(_recomputation(n, chosen)[1]) == 1
-        ]  # fmt: skip
-        if not free:
-            break
-        chosen = _replacing(chosen, max(free, key=lambda n: _freed(chosen, n)))
-    while budget is not None and sum(map(_bytes, chosen)) > budget:
-        candidates = [n for n in chosen if _freed(chosen, n) > 0]
-        if not candidates:
-            warnings.warn(
-                f"dflow: the saved values take {sum(map(_bytes, chosen))} bytes, over the "
-                f"memory budget of {budget}, with everything recomputable recomputed",
-                stacklevel=2,
-            )
-            break
-        best = max(candidates, key=lambda n: _freed(chosen, n) / _cost(n, chosen))
-        chosen = _replacing(chosen, best)
-    return chosen
+def _backward_side(op: Operation) -> bool:
+    return annotations.BACKWARD in op.attributes or annotations.RECOMPUTED in op.attributes

@@ -54,21 +54,12 @@ IGNORED = frozenset(
 """Checks PyTorch records in a graph that compute nothing."""
 
 
-CHEAP_TO_RECOMPUTE: set[str] = set()
-"""The overloads whose df ops are cheap to compute again from their operands
-(elementwise ops and views: `df`'s `CheapToRecompute`), which a training graph's
-partition recomputes in the backward graph rather than keep."""
-
-
-def converter(*overloads: str, cheap: bool = False) -> Callable[[Converter], Converter]:
-    """Register a converter for ATen `overloads` (`"relu.default"`, ...); `cheap`:
-    what it builds is cheap to recompute."""
+def converter(*overloads: str) -> Callable[[Converter], Converter]:
+    """Register a converter for ATen `overloads` (`"relu.default"`, ...)."""
 
     def register(convert: Converter) -> Converter:
         for overload in overloads:
             CONVERTERS[f"aten.{overload}"] = convert
-            if cheap:
-                CHEAP_TO_RECOMPUTE.add(f"aten.{overload}")
         return convert
 
     return register

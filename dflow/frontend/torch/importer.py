@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import fx
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument
+from xdsl.ir import Attribute, BlockArgument, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from dflow.frontend.builder import Tensor
@@ -38,6 +38,9 @@ from dflow.frontend.torch.call import (
 )
 from dflow.frontend.torch.errors import TorchImportError
 from dflow.frontend.torch.ops import SUPPORTED_OPS  # (importing them registers the converters)
+
+Marks = Callable[[fx.Node], dict[str, Attribute]]
+"""Attributes for the ops built for a node."""
 
 _INVALID = re.compile(r"[^\w$.-]")
 
@@ -80,14 +83,19 @@ def import_graph(
     name: str = "main",
     outputs: Sequence[int] | None = None,
     names: Mapping[int, str] | None = None,
+    marks: Marks | None = None,
 ) -> Imported:
     """The df module of an FX graph of ATen ops; `constants` gives placeholders (by
     position) the values they are frozen to, `outputs` the entries of the graph's
     output list that are results (all by default), `names` arguments' names other
-    than their placeholders' (by position). Raises `TorchImportError`, one line,
-    for a node dflow cannot import."""
+    than their placeholders' (by position), `marks` the attributes to set on the
+    ops built for each node (the training partition's `df.torch_node` and
+    `df.backward`). Raises `TorchImportError`, one line, for a node dflow cannot
+    import."""
     fx_graph = graph.graph if isinstance(graph, fx.GraphModule) else graph
-    importer = _Importer(fx_graph, dict(constants or {}), FoldingGraph(name), dict(names or {}))
+    importer = _Importer(
+        fx_graph, dict(constants or {}), FoldingGraph(name), dict(names or {}), marks
+    )
     return importer.imported(outputs)
 
 
@@ -97,6 +105,7 @@ class _Importer:
     constants: dict[int, torch.Tensor]
     graph: FoldingGraph
     names: dict[int, str]
+    marks: Marks | None
 
     def __post_init__(self) -> None:
         self.values: dict[fx.Node, Any] = {}
@@ -112,7 +121,9 @@ class _Importer:
             elif node.op == "output":
                 outputs = list(_flat(node.args[0]))
             else:
+                last = self.graph.block.last_op
                 self.values[node] = self._compute(node)
+                self._mark(node, last)
         if selected is not None:
             outputs = [outputs[i] for i in selected]
         results = self._results(outputs)
@@ -133,6 +144,16 @@ class _Importer:
         element = element_of(value.dtype, f"input {node.name}")
         name = _ssa_name(self.names.get(position, node.name))
         return self.graph.input(name, shape_of(value), element)
+
+    def _mark(self, node: fx.Node, last: Operation | None) -> None:
+        """Set `marks(node)` on the ops built for `node` (those after `last`)."""
+        if self.marks is None:
+            return
+        attributes = self.marks(node)
+        op = self.graph.block.first_op if last is None else last.next_op
+        while op is not None:
+            op.attributes.update(attributes)
+            op = op.next_op
 
     def _compute(self, node: fx.Node) -> Any:
         if node.op == "get_attr":

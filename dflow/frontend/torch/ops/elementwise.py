@@ -50,20 +50,20 @@ def _unary_converter(op_type: type[df.UnaryElementwiseOp]) -> Callable[[Call], T
 
 
 for _name, _op in _UNARY.items():
-    converter(f"{_name}.default", cheap=True)(_unary_converter(_op))
+    converter(f"{_name}.default")(_unary_converter(_op))
 
 
-@converter("expm1.default", cheap=True)
+@converter("expm1.default")
 def expm1(call: Call) -> Tensor:
     return call.cast(call.tensor("self")).exp() - call.scalar(1)
 
 
-@converter("log1p.default", cheap=True)
+@converter("log1p.default")
 def log1p(call: Call) -> Tensor:
     return (call.cast(call.tensor("self")) + call.scalar(1)).log()
 
 
-@converter("logical_not.default", "bitwise_not.default", cheap=True)
+@converter("logical_not.default", "bitwise_not.default")
 def logical_not(call: Call) -> Tensor:
     x = call.tensor("self")
     if "bitwise" in str(call.node.target) and call.dtype != torch.bool:
@@ -85,25 +85,25 @@ def _alpha(call: Call, b: Any) -> Any:
     return call.operand(b) * call.scalar(alpha)
 
 
-@converter("add.Tensor", "add.Scalar", cheap=True)
+@converter("add.Tensor", "add.Scalar")
 def add(call: Call) -> Tensor:
     a, b = call.operand(call["self"]), call.operand(_alpha(call, call["other"]))
     return a + b
 
 
-@converter("sub.Tensor", "sub.Scalar", cheap=True)
+@converter("sub.Tensor", "sub.Scalar")
 def sub(call: Call) -> Tensor:
     a, b = call.operand(call["self"]), call.operand(_alpha(call, call["other"]))
     return a - b
 
 
-@converter("rsub.Scalar", "rsub.Tensor", cheap=True)
+@converter("rsub.Scalar", "rsub.Tensor")
 def rsub(call: Call) -> Tensor:
     a, b = call.operand(call["self"]), call.operand(_alpha(call, call["other"]))
     return b - a
 
 
-@converter("mul.Tensor", "mul.Scalar", cheap=True)
+@converter("mul.Tensor", "mul.Scalar")
 def mul(call: Call) -> Tensor:
     return _binary(call, lambda a, b: a * b)
 
@@ -125,7 +125,7 @@ def _trunc(call: Call, x: Tensor, dtype: torch.dtype) -> Tensor:
     return ops.select(x < zero, x.ceil(), x.floor())
 
 
-@converter("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar", cheap=True)
+@converter("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar")
 def pow_(call: Call) -> Tensor:
     base = call["self"]
     exponent = call["exponent"]
@@ -136,12 +136,12 @@ def pow_(call: Call) -> Tensor:
     return call.operand(base) ** call.operand(exponent)
 
 
-@converter("maximum.default", cheap=True)
+@converter("maximum.default")
 def maximum(call: Call) -> Tensor:
     return _binary(call, lambda a, b: a.maximum(b))
 
 
-@converter("minimum.default", cheap=True)
+@converter("minimum.default")
 def minimum(call: Call) -> Tensor:
     return _binary(call, lambda a, b: a.minimum(b))
 
@@ -213,7 +213,7 @@ def _comparison(name: str) -> Callable[[Call], Tensor]:
 
 
 for _name in _COMPARISONS:
-    converter(f"{_name}.Scalar", f"{_name}.Tensor", cheap=True)(_comparison(_name))
+    converter(f"{_name}.Scalar", f"{_name}.Tensor")(_comparison(_name))
 
 
 def _logical(call: Call, op: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
@@ -221,19 +221,19 @@ def _logical(call: Call, op: Callable[[Tensor, Tensor], Tensor]) -> Tensor:
     return op(a, b)
 
 
-@converter("logical_and.default", "bitwise_and.Tensor", cheap=True)
+@converter("logical_and.default", "bitwise_and.Tensor")
 def logical_and(call: Call) -> Tensor:
     _only_booleans(call)
     return _logical(call, lambda a, b: ops.select(a, b, _false(a)))
 
 
-@converter("logical_or.default", "bitwise_or.Tensor", cheap=True)
+@converter("logical_or.default", "bitwise_or.Tensor")
 def logical_or(call: Call) -> Tensor:
     _only_booleans(call)
     return _logical(call, lambda a, b: ops.select(a, a, b))
 
 
-@converter("logical_xor.default", "bitwise_xor.Tensor", cheap=True)
+@converter("logical_xor.default", "bitwise_xor.Tensor")
 def logical_xor(call: Call) -> Tensor:
     _only_booleans(call)
     return _logical(call, lambda a, b: a.equal(b).equal(_false(a)))
@@ -244,7 +244,7 @@ def _only_booleans(call: Call) -> None:
         raise call.error("bitwise operations on integers are not supported")
 
 
-@converter("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar", cheap=True)
+@converter("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar")
 def where(call: Call) -> Tensor:
     condition = call.operand(call["condition"], torch.bool)
     return ops.select(condition, call.operand(call["self"]), call.operand(call["other"]))
@@ -253,7 +253,7 @@ def where(call: Call) -> Tensor:
 # ----------------------------------------------------------------------------- activations
 
 
-@converter("clamp.default", "clamp.Tensor", "clamp_min.default", "clamp_max.default", cheap=True)
+@converter("clamp.default", "clamp.Tensor", "clamp_min.default", "clamp_max.default")
 def clamp(call: Call) -> Tensor:
     x = call.cast(call.tensor("self"))
     low = call.arguments.get("min")
@@ -265,13 +265,13 @@ def clamp(call: Call) -> Tensor:
     return x
 
 
-@converter("hardtanh.default", cheap=True)
+@converter("hardtanh.default")
 def hardtanh(call: Call) -> Tensor:
     x = call.cast(call.tensor("self"))
     return x.maximum(call.scalar(call["min_val"])).minimum(call.scalar(call["max_val"]))
 
 
-@converter("gelu.default", cheap=True)
+@converter("gelu.default")
 def gelu(call: Call) -> Tensor:
     """`x · Φ(x)`: exactly by `erf`, or by PyTorch's `tanh` approximation."""
     x = call.cast(call.tensor("self"))
@@ -283,14 +283,14 @@ def gelu(call: Call) -> Tensor:
     return half * x * (call.scalar(1) + (x * call.scalar(1 / math.sqrt(2))).erf())
 
 
-@converter("leaky_relu.default", cheap=True)
+@converter("leaky_relu.default")
 def leaky_relu(call: Call) -> Tensor:
     x = call.cast(call.tensor("self"))
     zero = call.scalar(0)
     return ops.select(x > zero, x, x * call.scalar(call["negative_slope"]))
 
 
-@converter("elu.default", cheap=True)
+@converter("elu.default")
 def elu(call: Call) -> Tensor:
     """`scale · x` above 0, `scale · alpha · (exp(input_scale · x) - 1)` below."""
     x = call.cast(call.tensor("self"))
@@ -301,7 +301,7 @@ def elu(call: Call) -> Tensor:
     return ops.select(x > call.scalar(0), x, below) * scale
 
 
-@converter("sign.default", cheap=True)
+@converter("sign.default")
 def sign(call: Call) -> Tensor:
     x = call.cast(call.tensor("self"))
     zero = call.scalar(0)
@@ -310,13 +310,13 @@ def sign(call: Call) -> Tensor:
 
 
 @converter("_to_copy.default", "clone.default", "alias.default", "detach.default",
-           "lift_fresh_copy.default", "contiguous.default", cheap=True)  # fmt: skip
+           "lift_fresh_copy.default", "contiguous.default")  # fmt: skip
 def copy_of(call: Call) -> Tensor:
     """A copy (functional graphs never write it), in the recorded dtype."""
     return call.cast(call.tensor("self"))
 
 
-@converter("copy.default", cheap=True)
+@converter("copy.default")
 def copy(call: Call) -> Tensor:
     """`self` replaced by `src` broadcast to its shape, in its dtype."""
     source = call.cast(call.tensor("src"))

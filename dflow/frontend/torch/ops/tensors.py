@@ -24,26 +24,26 @@ from dflow.frontend.torch.call import Call, array_of, converter, numpy_of
 
 @converter("view.default", "_unsafe_view.default", "reshape.default", "unsqueeze.default",
            "squeeze.dim", "squeeze.dims", "squeeze.default", "flatten.using_ints",
-           "view_copy.default", cheap=True)  # fmt: skip
+           "view_copy.default")  # fmt: skip
 def view(call: Call) -> Tensor:
     x = call.tensor("self")
     return x if x.shape == call.shape else ops.reshape(x, call.shape)
 
 
-@converter("permute.default", "permute_copy.default", cheap=True)
+@converter("permute.default", "permute_copy.default")
 def permute(call: Call) -> Tensor:
     x = call.tensor("self")
     rank = len(x.shape)
     return x.transpose([call.axis(d, rank) for d in call.ints("dims")])
 
 
-@converter("t.default", "numpy_T.default", cheap=True)
+@converter("t.default", "numpy_T.default")
 def t(call: Call) -> Tensor:
     x = call.tensor("self")
     return x if len(x.shape) < 2 else x.transpose()
 
 
-@converter("transpose.int", cheap=True)
+@converter("transpose.int")
 def transpose(call: Call) -> Tensor:
     x = call.tensor("self")
     rank = len(x.shape)
@@ -53,7 +53,7 @@ def transpose(call: Call) -> Tensor:
     return x.transpose(perm)
 
 
-@converter("expand.default", "expand_copy.default", "broadcast_to.default", cheap=True)
+@converter("expand.default", "expand_copy.default", "broadcast_to.default")
 def expand(call: Call) -> Tensor:
     x = call.tensor("self")
     return x if x.shape == call.shape else ops.broadcast_to(x, call.shape)
@@ -85,7 +85,7 @@ def take(x: Tensor, axis: int, indices: Sequence[int]) -> Tensor:
     return ops.gather(x, x.graph.constant(np.asarray(indices, dtype=np.int64)), axis)
 
 
-@converter("slice.Tensor", "slice_copy.Tensor", cheap=True)
+@converter("slice.Tensor", "slice_copy.Tensor")
 def slice_(call: Call) -> Tensor:
     x = call.tensor("self")
     axis = call.axis(call["dim"], len(x.shape))
@@ -93,7 +93,7 @@ def slice_(call: Call) -> Tensor:
     return take(x, axis, list(range(begin, stop, step)))
 
 
-@converter("select.int", "select_copy.int", cheap=True)
+@converter("select.int", "select_copy.int")
 def select(call: Call) -> Tensor:
     x = call.tensor("self")
     axis = call.axis(call["dim"], len(x.shape))
