@@ -116,6 +116,14 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         lambda x: (x[:, ::2], x[1:, -3:], x[..., 1], x.flip(0), x.narrow(1, 1, 2)),
         (_x(4, 5),),
     ),
+    "slice_and_select_scatter": (
+        lambda x, y: (
+            torch.slice_scatter(x, y, 1, 1, 5, 2),
+            torch.select_scatter(x, y[:, 0], 1, -1),
+            torch.slice_scatter(x, x[:, :2] * 3, 1, 0, 2),
+        ),
+        (_x(3, 5), _x(3, 2)),
+    ),
     "views_and_size_1_axes": (
         lambda x: (
             x.view(2, 1, 6).squeeze(1),

@@ -101,6 +101,32 @@ def select(call: Call) -> Tensor:
     return ops.reshape(take(x, axis, [index]), call.shape)
 
 
+def _scattered(x: Tensor, axis: int, places: Sequence[int], source: Tensor) -> Tensor:
+    """`x` with its slices at `places` along `axis` replaced by `source`'s, in
+    order: one gather from `x` and `source` joined, of constant indices."""
+    size = x.shape[axis]
+    picks = list(range(size))
+    for k, place in enumerate(places):
+        picks[place] = size + k
+    return take(ops.concat([x, source], axis), axis, picks)
+
+
+@converter("slice_scatter.default")
+def slice_scatter(call: Call) -> Tensor:
+    x, source = call.cast(call.tensor("self")), call.cast(call.tensor("src"))
+    axis = call.axis(call["dim"], len(x.shape))
+    begin, stop, step = _range(call, x.shape[axis])
+    return _scattered(x, axis, range(begin, stop, step), source)
+
+
+@converter("select_scatter.default")
+def select_scatter(call: Call) -> Tensor:
+    x, source = call.cast(call.tensor("self")), call.cast(call.tensor("src"))
+    axis = call.axis(call["dim"], len(x.shape))
+    row = ops.reshape(source, [*x.shape[:axis], 1, *x.shape[axis + 1 :]])
+    return _scattered(x, axis, [int(call["index"]) % x.shape[axis]], row)
+
+
 @converter("split_with_sizes.default", "split.Tensor", "split_with_sizes_copy.default")
 def split(call: Call) -> list[Tensor]:
     x = call.tensor("self")
