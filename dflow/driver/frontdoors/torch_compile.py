@@ -30,7 +30,7 @@ import functools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -102,7 +102,7 @@ def _compiled(
     )
     try:
         return backend(graph, inputs)
-    except TorchImportError as error:
+    except (TorchImportError, DflowError) as error:  # an op dflow lacks, or fails to compile
         warnings.warn(
             f"dflow could not take this graph, which runs in eager PyTorch: {error.message}",
             stacklevel=2,
@@ -150,7 +150,7 @@ class _GraphCompiler:
     inputs: list[Any]
     state: frozenset[int]
     options: TorchOptions
-    kind: str
+    kind: Literal["forward", "backward", "inference"]
 
     def __call__(self, graph: fx.GraphModule, example_inputs: Sequence[Any]) -> Boxed:
         frozen = self._frozen(graph)
