@@ -16,8 +16,9 @@ round kept, and the ratios dflow / peer (below 1: dflow is faster);
 in minutes rather than hours). `--train`
 adds training steps (forward, cross entropy, backward, SGD): the MLP
 784-512-512-10 at batch 256 and the conv net of `bench/train.py` (2 x conv 3x3,
-ReLU, max pool; dense) at batch 32. `torch.set_num_threads(1)`; run under
-`taskset -c 0`.
+ReLU, max pool; dense) at batch 32. `torch.set_num_threads(1)`; Dynamo's
+`allow_rnn` on (by default it leaves LSTM and GRU layers to eager PyTorch); run
+under `taskset -c 0`.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def measure_one(name: str, runs: int, rounds: int, backends: tuple[str, ...]) ->
     from rounds import best  # noqa: PLC0415
 
     torch.set_num_threads(1)
+    torch._dynamo.config.allow_rnn = True  # pyright: ignore[reportPrivateUsage] (else LSTM, GRU run eagerly)
     module, _, call = _model(name)
     compiled = {
         "dflow": torch.compile(module, backend="dflow"),

@@ -25,10 +25,11 @@ compiles. What the backward graph reads of the forward's values is chosen by
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -101,13 +102,25 @@ def _compiled(
         decompositions=DECOMPOSITIONS,
     )
     try:
-        return backend(graph, inputs)
+        with _without_onednn():
+            return backend(graph, inputs)
     except (TorchImportError, DflowError) as error:  # an op dflow lacks, or fails to compile
         warnings.warn(
             f"dflow could not take this graph, which runs in eager PyTorch: {error.message}",
             stacklevel=2,
         )
         return graph.forward
+
+
+@contextlib.contextmanager
+def _without_onednn() -> Iterator[None]:
+    """oneDNN off while the graphs are traced, so that recurrent layers decompose
+    into their steps rather than into oneDNN's `mkldnn_rnn_layer` (without the
+    warning PyTorch gives on the way about TF32 on Intel GPUs)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="TF32 acceleration", category=UserWarning)
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield
 
 
 def _state_positions(graph: fx.GraphModule) -> frozenset[int]:
