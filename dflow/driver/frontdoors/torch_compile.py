@@ -29,7 +29,7 @@ import contextlib
 import dataclasses
 import functools
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -113,7 +113,7 @@ def _compiled(
 
 
 @contextlib.contextmanager
-def _without_onednn() -> Iterator[None]:
+def _without_onednn() -> Generator[None]:
     """oneDNN off while the graphs are traced, so that recurrent layers decompose
     into their steps rather than into oneDNN's `mkldnn_rnn_layer` (without the
     warning PyTorch gives on the way about TF32 on Intel GPUs)."""
