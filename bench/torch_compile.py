@@ -24,6 +24,7 @@ under `taskset -c 0`.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import subprocess
@@ -89,10 +90,10 @@ def _training(name: str) -> tuple[Any, tuple[Any, ...], Callable[[Any], Any]]:
                                nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                                nn.Flatten(), nn.Linear(32 * 7 * 7, 10))  # fmt: skip
         x, y = torch.randn(32, 1, 28, 28), torch.randint(0, 10, (32,))
-    parameters = list(module.parameters())
 
     def step(model: Any) -> Any:
         loss = torch.nn.functional.cross_entropy(model(x), y)
+        parameters = list(model.parameters())
         for p in parameters:
             p.grad = None
         loss.backward()
@@ -115,10 +116,11 @@ def measure_one(name: str, runs: int, rounds: int, backends: tuple[str, ...]) ->
     torch.set_num_threads(1)
     torch._dynamo.config.allow_rnn = True  # pyright: ignore[reportPrivateUsage] (else LSTM, GRU run eagerly)
     module, _, call = _model(name)
+    copies = {b: copy.deepcopy(module) for b in backends}  # a training step changes its own
     compiled = {
-        "dflow": torch.compile(module, backend="dflow"),
-        "inductor": torch.compile(module),
-        "eager": module,
+        "dflow": torch.compile(copies["dflow"], backend="dflow"),
+        "inductor": torch.compile(copies.get("inductor", module)),
+        "eager": copies["eager"],
     }
     first: dict[str, float] = {}
     results: dict[str, Any] = {}

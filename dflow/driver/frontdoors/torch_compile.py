@@ -168,7 +168,7 @@ class _GraphCompiler:
     def __call__(self, graph: fx.GraphModule, example_inputs: Sequence[Any]) -> Boxed:
         frozen = self._frozen(graph)
         with unset_fake_temporarily():  # the frozen values are read as they are
-            imported = import_graph(graph, {i: self.inputs[i] for i in frozen})
+            imported = import_graph(graph, {i: self.inputs[i] for i in frozen}, pass_inputs=True)
         program = compile(imported.module, target=self.options.target)
         assert isinstance(program, Program)
         run = _Run(program, imported, {i: self.inputs[i] for i in frozen})
@@ -217,13 +217,17 @@ class _Run:
     def __call__(self, *given: Any) -> list[torch.Tensor | None]:
         arguments = _unboxed(given)
         arrays = [_array(arguments[i]) for i in self.imported.arguments]
+        passed = [None if i is None else arguments[i] for i in self.imported.passed]
         if given is not arguments:
             arguments.clear()
         try:
             results = self.program.loaded.run(self.program.entry, arrays, self.program.timeout)
         except Exception as error:
             raise DflowError(str(error)) from None
-        return [None if p is None else _tensor(results[p]) for p in self.imported.results]
+        return [
+            tensor if p is None else _tensor(results[p])
+            for p, tensor in zip(self.imported.results, passed, strict=True)
+        ]
 
 
 class _Refreezing:

@@ -16,6 +16,8 @@ is used). The decision comes back to the FX graph as the saved set:
 - plus the forward values the backward ops and the clones read in the df function
   (a value made inside a node's composition counts as the node's; an input as its
   placeholder),
+- each view that holds all of its base's elements (a transposed weight, an alias,
+  a reshape) replaced by its base, which the backward views again for nothing,
 
 and PyTorch's `_extract_fwd_bwd_modules` builds the two graphs for it (the
 backward recomputing what is not saved). The graph is checked whole first
@@ -111,7 +113,31 @@ def _chosen(
     decision = _Decision(joint, imported)
     recomputed = decision.recomputed(function)
     kept = [node for node in default if node.name not in recomputed]
-    return kept + [node for node in decision.read(function) if node not in kept]
+    return _bases(kept + [node for node in decision.read(function) if node not in kept])
+
+
+def _bases(saved: list[fx.Node]) -> list[fx.Node]:
+    """`saved` with each view that holds no fewer elements than its base (a
+    transposed weight, an alias, a reshape) replaced by the base: the backward
+    takes the view again for nothing, where saving it would copy it."""
+    found: list[fx.Node] = []
+    for node in saved:
+        base = node
+        while (viewed := _whole_view_base(base)) is not None:
+            base = viewed
+        if base not in found:
+            found.append(base)
+    return found
+
+
+def _whole_view_base(node: fx.Node) -> fx.Node | None:
+    """The base of `node` where `node` is a view holding all of its elements."""
+    if node.op != "call_function" or not getattr(node.target, "is_view", False):
+        return None
+    base = node.args[0] if node.args else None
+    if not isinstance(base, fx.Node) or not _is_tensor(base) or not _is_tensor(node):
+        return None
+    return base if base.meta["val"].numel() <= node.meta["val"].numel() else None
 
 
 def _recompute(function: FuncOp, budget: int | None) -> None:

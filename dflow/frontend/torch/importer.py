@@ -54,7 +54,10 @@ class Imported:
     """The placeholders (by position) that are the function's arguments, in order."""
     results: tuple[int | None, ...]
     """Per entry of the FX graph's output list, the function result it is (None:
-    an entry that is None)."""
+    an entry that is None, or one of `passed`)."""
+    passed: tuple[int | None, ...]
+    """Per entry of the output list, the placeholder (by position) it returns as it
+    is, where the caller asked for inputs to be passed through (`pass_inputs`)."""
 
 
 def check_graph(graph: fx.Graph) -> None:
@@ -84,17 +87,19 @@ def import_graph(
     outputs: Sequence[int] | None = None,
     names: Mapping[int, str] | None = None,
     marks: Marks | None = None,
+    pass_inputs: bool = False,
 ) -> Imported:
     """The df module of an FX graph of ATen ops; `constants` gives placeholders (by
     position) the values they are frozen to, `outputs` the entries of the graph's
     output list that are results (all by default), `names` arguments' names other
     than their placeholders' (by position), `marks` the attributes to set on the
     ops built for each node (the training partition's `df.torch_node` and
-    `df.backward`). Raises `TorchImportError`, one line, for a node dflow cannot
-    import."""
+    `df.backward`); `pass_inputs`: an output that is an input is no result (the
+    caller returns the input it gave: no copy). Raises `TorchImportError`, one
+    line, for a node dflow cannot import."""
     fx_graph = graph.graph if isinstance(graph, fx.GraphModule) else graph
     importer = _Importer(
-        fx_graph, dict(constants or {}), FoldingGraph(name), dict(names or {}), marks
+        fx_graph, dict(constants or {}), FoldingGraph(name), dict(names or {}), marks, pass_inputs
     )
     return importer.imported(outputs)
 
@@ -106,6 +111,7 @@ class _Importer:
     graph: FoldingGraph
     names: dict[int, str]
     marks: Marks | None
+    pass_inputs: bool
 
     def __post_init__(self) -> None:
         self.values: dict[fx.Node, Any] = {}
@@ -126,10 +132,10 @@ class _Importer:
                 self._mark(node, last)
         if selected is not None:
             outputs = [outputs[i] for i in selected]
-        results = self._results(outputs)
+        results, passed = self._results(outputs)
         module = ModuleOp([self.graph.function()])
         module.verify()
-        return Imported(module, tuple(self.arguments), results)
+        return Imported(module, tuple(self.arguments), results, passed)
 
     def _placeholder(self, node: fx.Node, position: int) -> Tensor | int | None:
         value = node.meta.get("val")
@@ -212,20 +218,30 @@ class _Importer:
             raise TorchImportError(f"the size {value} is symbolic: dflow compiles static shapes")
         return value
 
-    def _results(self, outputs: Sequence[Any]) -> tuple[int | None, ...]:
+    def _results(
+        self, outputs: Sequence[Any]
+    ) -> tuple[tuple[int | None, ...], tuple[int | None, ...]]:
         positions: list[int | None] = []
+        passed: list[int | None] = []
         tensors: list[Tensor] = []
         for output in outputs:
-            if output is None:
+            value = self.values[output] if isinstance(output, fx.Node) else output
+            if value is not None and not isinstance(value, Tensor):
+                raise TorchImportError(f"output {output} is {value!r}, not a tensor")
+            argument = value.value if value is not None else None
+            is_input = isinstance(argument, BlockArgument)
+            passed.append(
+                self.arguments[argument.index]
+                if isinstance(argument, BlockArgument) and self.pass_inputs
+                else None
+            )
+            if value is None or passed[-1] is not None:
                 positions.append(None)
                 continue
-            value = self.values[output] if isinstance(output, fx.Node) else output
-            if not isinstance(value, Tensor):
-                raise TorchImportError(f"output {output} is {value!r}, not a tensor")
             positions.append(len(tensors))
-            tensors.append(value.identity() if isinstance(value.value, BlockArgument) else value)
+            tensors.append(value.identity() if is_input else value)
         self.graph.output(*tensors)
-        return tuple(positions)
+        return tuple(positions), tuple(passed)
 
 
 def _checked(call: Call, result: Any) -> Any:

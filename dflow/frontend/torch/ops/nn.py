@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dflow.dialects import df
 from dflow.frontend import ops
 from dflow.frontend.builder import Tensor
 from dflow.frontend.torch.call import Call, converter
@@ -45,22 +46,43 @@ def _uses(call: Call, output: int) -> bool:
 # ----------------------------------------------------------------------------- products
 
 
+def _swapped(x: Tensor) -> Tensor | None:
+    """The input of `x` when `x` is a `df.transpose` of its last two axes alone."""
+    owner = x.value.owner
+    if not isinstance(owner, df.TransposeOp):
+        return None
+    perm = owner.perm_values
+    rank = len(perm)
+    if rank < 2 or perm != (*range(rank - 2), rank - 1, rank - 2):
+        return None
+    return Tensor(x.graph, owner.input)
+
+
+def product(a: Tensor, b: Tensor) -> Tensor:
+    """`a @ b`, an operand that is a transpose of its last two axes read through the
+    matmul's `transpose_a`/`transpose_b` (PyTorch's `linear` is `addmm(b, x, wᵀ)`: the
+    transposed weight is not copied)."""
+    a_input, b_input = _swapped(a), _swapped(b)
+    left = a if a_input is None else a_input
+    right = b if b_input is None else b_input
+    return left.matmul(right, transpose_a=a_input is not None, transpose_b=b_input is not None)
+
+
 @converter("mm.default", "bmm.default", "matmul.default")
 def mm(call: Call) -> Tensor:
-    return call.cast(call.tensor("self")).matmul(
-        call.cast(call.tensor("mat2" if "mat2" in call.arguments else "other"))
-    )
+    other = call.tensor("mat2" if "mat2" in call.arguments else "other")
+    return product(call.cast(call.tensor("self")), call.cast(other))
 
 
 @converter("addmm.default")
 def addmm(call: Call) -> Tensor:
-    product = call.cast(call.tensor("mat1")).matmul(call.cast(call.tensor("mat2")))
+    result = product(call.cast(call.tensor("mat1")), call.cast(call.tensor("mat2")))
     if call["alpha"] != 1:
-        product = product * call.scalar(call["alpha"])
+        result = result * call.scalar(call["alpha"])
     if call["beta"] == 0:
-        return product
+        return result
     bias = call.cast(call.tensor("self"))
-    return product + (bias if call["beta"] == 1 else bias * call.scalar(call["beta"]))
+    return result + (bias if call["beta"] == 1 else bias * call.scalar(call["beta"]))
 
 
 # ----------------------------------------------------------------------------- convolution

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from dflow.dialects import df
 from dflow.dialects.df.arrays import numpy_dtype
 from dflow.frontend import ops
 from dflow.frontend.builder import Tensor
@@ -34,13 +35,26 @@ def view(call: Call) -> Tensor:
 def permute(call: Call) -> Tensor:
     x = call.tensor("self")
     rank = len(x.shape)
-    return x.transpose([call.axis(d, rank) for d in call.ints("dims")])
+    return transposed(x, [call.axis(d, rank) for d in call.ints("dims")])
+
+
+def transposed(x: Tensor, perm: Sequence[int]) -> Tensor:
+    """`x` transposed by `perm`; a transpose of a transpose is one (or none, where the
+    two cancel: a backward graph's `t(t(w))`)."""
+    owner = x.value.owner
+    if isinstance(owner, df.TransposeOp):
+        inner = owner.perm_values
+        perm = [inner[p] for p in perm]
+        x = Tensor(x.graph, owner.input)
+    if list(perm) == list(range(len(perm))):
+        return x
+    return x.transpose(perm)
 
 
 @converter("t.default", "numpy_T.default")
 def t(call: Call) -> Tensor:
     x = call.tensor("self")
-    return x if len(x.shape) < 2 else x.transpose()
+    return x if len(x.shape) < 2 else transposed(x, [1, 0])
 
 
 @converter("transpose.int")
@@ -50,7 +64,7 @@ def transpose(call: Call) -> Tensor:
     perm = list(range(rank))
     a, b = call.axis(call["dim0"], rank), call.axis(call["dim1"], rank)
     perm[a], perm[b] = perm[b], perm[a]
-    return x.transpose(perm)
+    return transposed(x, perm)
 
 
 @converter("expand.default", "expand_copy.default", "broadcast_to.default")
