@@ -133,8 +133,9 @@ runs are short (a row of 7 to 112 columns, a tile's 32 positions), and LLVM's ow
 choice (16 lanes, interleaved by 2 or 4) ran runs of under 32 or 64 scalar:
 EfficientNet-B0's SiLU rests took 16% of its call."""
 
-VECTOR_MATH = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
-"""Ops computed by `vmath.py`'s functions on float and double, which loops vectorize."""
+VECTOR_MATH = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh", math.ErfOp: "erf"}
+"""Ops computed by `vmath.py`'s functions (on the types it has them for: erf on float
+only), which loops vectorize; `LIBM` computes the others."""
 
 LIBM = {math.TanhOp: "tanh", math.ErfOp: "erf"}
 """Ops that are a C library function: `tanhf` on float, `tanh` on double."""
@@ -334,7 +335,7 @@ class KernelPrinter:
         kind = op.__class__
         if kind in BINARY:
             return f"{BINARY[kind]}{fast_math(op)} {ty} {operands[0]}, {operands[1]}"
-        if kind in VECTOR_MATH and ty in ("float", "double"):
+        if kind in VECTOR_MATH and (VECTOR_MATH[kind], ty) in vmath.NAMES:
             name = VECTOR_MATH[kind]
             self.declarations.update(vmath.definitions(name, ty))
             return f"call {ty} @{vmath.NAMES[name, ty]}({ty} {operands[0]})"
@@ -673,10 +674,10 @@ class Carried:
 
 
 _SCALAR_CALL = re.compile(
-    r"call \S+ @(?!dflow\.(exp|log|tanh)\.|llvm\.(fabs|fma|fmuladd|sqrt|floor|ceil|roundeven"
+    r"call \S+ @(?!dflow\.(exp|log|tanh|erf)\.|llvm\.(fabs|fma|fmuladd|sqrt|floor|ceil|roundeven"
     r"|trunc|copysign|smax|smin|umax|umin|minnum|maxnum|minimum|maximum)\.)"
 )
-"""A call LLVM does not vectorize: of the C library (`erf`), of `llvm.sin` and the
+"""A call LLVM does not vectorize: of the C library (`erf` of double), of `llvm.sin` and the
 other intrinsics it has no vector code for here; not `vmath.py`'s functions."""
 
 

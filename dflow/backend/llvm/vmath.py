@@ -1,4 +1,5 @@
-"""`exp`, `log` and `tanh` as LLVM functions a kernel's loop vectorizes.
+"""`exp`, `log`, `tanh` and `erf` (of float) as LLVM functions a kernel's loop
+vectorizes.
 
 LLVM has no vector math library here: `llvm.exp.f32` in a loop becomes one `expf`
 call per element and keeps the loop scalar. The kernels call these instead, internal
@@ -235,10 +236,32 @@ def tanh_f64(b: Body) -> str:
     return b.select(b.compare("olt", a, b.c(0.625)), near, far)
 
 
+def erf_f32(b: Body) -> str:
+    """erf of float (N. Juffa's minimax fits, about 1 ulp): `x · P(x²)` for |x| up to
+    0.927734375, else `±(1 - exp(Q(|x|)))`; both computed, one selected."""
+    a = b.let("call float @llvm.fabs.f32(float %x)")
+    s = b.mul("%x", "%x")
+    r = b.add(b.mul(b.c(-1.72853470e-5), a), b.c(3.83197126e-4))
+    u = b.add(b.mul(b.c(-3.88396438e-3), a), b.c(2.42546219e-2))
+    r = b.add(b.mul(r, s), u)
+    for coefficient in (-1.06777877e-1, -6.34846687e-1, -1.28717512e-1):
+        r = b.add(b.mul(r, a), b.c(coefficient))
+    r = b.sub(b.mul(r, a), a)
+    tail = b.let(f"call float @{NAMES['exp', 'float']}(float {r})")
+    far = b.let(f"call float @llvm.copysign.f32(float {b.sub(b.c(1.0), tail)}, float %x)")
+    p = b.horner(s, [-5.96761703e-4, 4.99119423e-3, -2.67681349e-2, 1.12819925e-1,
+                     -3.76125336e-1, 1.28379166e-1])  # fmt: skip
+    near = b.add(b.mul(p, "%x"), "%x")
+    return b.select(b.compare("ogt", a, b.c(0.927734375)), far, near)
+
+
 NAMES = {
-    (name, type): f"dflow.{name}.{suffix}"
-    for name in ("exp", "log", "tanh")
-    for type, suffix in (("float", "f32"), ("double", "f64"))
+    **{
+        (name, type): f"dflow.{name}.{suffix}"
+        for name in ("exp", "log", "tanh")
+        for type, suffix in (("float", "f32"), ("double", "f64"))
+    },
+    ("erf", "float"): "dflow.erf.f32",
 }
 """The LLVM name of each function, by (name, LLVM type)."""
 
@@ -249,18 +272,21 @@ _BUILDERS: dict[tuple[str, str], Callable[[Body], str]] = {
     ("log", "double"): log_f64,
     ("tanh", "float"): tanh_f32,
     ("tanh", "double"): tanh_f64,
+    ("erf", "float"): erf_f32,
 }
 
 
 def definitions(name: str, type: str) -> list[str]:
-    """The LLVM text of function `(name, type)` and of what it calls (tanh takes the
-    absolute value by `llvm.fabs`, and tanh of double calls exp)."""
+    """The LLVM text of function `(name, type)` and of what it calls (tanh and erf
+    take the absolute value by `llvm.fabs`; tanh of double and erf call exp)."""
     body = Body(type)
     result = _BUILDERS[name, type](body)
     found = [body.function(NAMES[name, type], result)]
     suffix = "f32" if type == "float" else "f64"
-    if name == "tanh":
+    if name in ("tanh", "erf"):
         found.append(f"declare {type} @llvm.fabs.{suffix}({type})")
-        if type == "double":
-            found += definitions("exp", "double")
+    if name == "erf":
+        found.append(f"declare {type} @llvm.copysign.{suffix}({type}, {type})")
+    if (name, type) in (("tanh", "double"), ("erf", "float")):
+        found += definitions("exp", type)
     return found
