@@ -535,24 +535,35 @@ def test_fused_rests_are_vector_code(
     assert not re.search(r"fdiv float |@llvm\.fma\.f32\(|@dflow\.exp\.f32\(", optimized)
 
 
-def test_a_rest_llvm_cannot_vectorize_is_not_forced(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+def _conv_rest(activation: str) -> Graph:
+    """A 3x3 convolution whose fused rest is `y · f(y · 0.7071)`."""
+    graph = Graph("main")
+    gx, gw = graph.input("x", (1, 4, 9, 9), "f32"), graph.input("w", (8, 4, 3, 3), "f32")
+    y = conv2d(gx, gw, pads=(1, 1, 1, 1))
+    graph.output(y * getattr(y * 0.7071, activation)())
+    return graph
+
+
+@pytest.mark.parametrize(("activation", "forced"), [("sin", False), ("erf", True)])
+def test_a_rest_is_vectorized_only_where_llvm_can(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], activation: str, forced: bool
 ) -> None:
-    """A fused rest calling C's `erf` (a GELU's) is not asked to vectorize: LLVM
-    would print a warning ("loop not vectorized") on every compile. It still runs
-    fused, equal to the interpreter."""
+    """A fused rest calling `llvm.sin` (C's `sinf` per element: no vector code here) is
+    not asked to vectorize: LLVM would print a warning ("loop not vectorized") on
+    every compile. One calling erf of float, a GELU's (`vmath.py`'s own, straight-line
+    code), is. Both run fused, equal to the interpreter."""
     rng = np.random.default_rng(5)
     x, w = normal(rng, (1, 4, 9, 9), "f32"), normal(rng, (8, 4, 3, 3), "f32")
-    graph = Graph("main")
-    gx, gw = graph.input("x", x.shape, "f32"), graph.input("w", w.shape, "f32")
-    y = conv2d(gx, gw, pads=(1, 1, 1, 1))
-    graph.output(y * (y * 0.7071).erf())
-    module = graph.module()
+    module = _conv_rest(activation).module()
     expected = run_function(module, "main", [x, w])
     sources, program = _compiled(module, tmp_path)
     llvm = str(sources["cpu_0.ll"])
-    assert '.elementwise"(' in llvm and "vectorize.predicate" not in llvm
-    assert_same(program.run("main", [x, w]), expected, ["y"], f32_atol=1e-5)
+    assert '.elementwise"(' in llvm
+    assert ("vectorize.predicate" in llvm) == forced
+    # sin: 3.6e-4 apart at most (1.2e-3 relative) from NumPy's float32 sin; noted on
+    # issue 35, left for its own look
+    tolerance = 1e-3 if activation == "sin" else 1e-5
+    assert_same(program.run("main", [x, w]), expected, ["y"], f32_atol=tolerance)
     assert "remark" not in capfd.readouterr().err
 
 
