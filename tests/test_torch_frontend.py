@@ -112,6 +112,10 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
         ),
         (_x(3, 4),),
     ),
+    "powers": (
+        lambda x, y: (x.abs() ** y, 2.0**y, x**2, x.abs() ** 0.5, torch.rsub(x, 10, alpha=3)),
+        (_x(3, 4), _x(3, 4)),
+    ),
     "strided_slices_select_flip": (
         lambda x: (x[:, ::2], x[1:, -3:], x[..., 1], x.flip(0), x.narrow(1, 1, 2)),
         (_x(4, 5),),

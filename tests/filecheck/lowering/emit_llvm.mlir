@@ -89,6 +89,26 @@ func.func @half_tanh(%h: tensor<16xf16>) -> tensor<16xf16> {
 
 // -----
 
+// erf of float is the target's too (one select between x·P(x²) and ±(1 - exp(Q(|x|))):
+// it calls the module's exp, takes llvm.fabs and llvm.copysign); erf of double stays
+// the C library's, a call per element.
+// CHECK-LABEL: ; ----- cpu:0 -----
+// CHECK:         call float @dflow.erf.f32(float %{{.*}})
+// CHECK-DAG:   declare float @llvm.copysign.f32(float, float)
+// CHECK-DAG:   define internal float @dflow.erf.f32(float %x) alwaysinline {
+// CHECK-DAG:     call float @dflow.exp.f32(float %{{t[0-9]+}})
+// CHECK-DAG:     call float @llvm.copysign.f32(float %{{t[0-9]+}}, float %x)
+// CHECK-DAG:   define internal float @dflow.exp.f32(float %x) alwaysinline {
+// CHECK:         call double @erf(double %{{.*}})
+// CHECK:       declare double @erf(double)
+func.func @erf_both(%x: tensor<16xf32>, %y: tensor<16xf64>) -> (tensor<16xf32>, tensor<16xf64>) {
+  %a = df.erf %x : (tensor<16xf32>) -> tensor<16xf32>
+  %b = df.erf %y : (tensor<16xf64>) -> tensor<16xf64>
+  func.return %a, %b : tensor<16xf32>, tensor<16xf64>
+}
+
+// -----
+
 // A float product is one call of NumPy's OpenBLAS, its sizes and leading dimensions
 // constants; a batched one a loop of calls, one per matrix. Each kernel is a unit of
 // its own, with what it declares, its function named after the digest of its text

@@ -99,7 +99,8 @@ def sub(call: Call) -> Tensor:
 
 @converter("rsub.Scalar", "rsub.Tensor")
 def rsub(call: Call) -> Tensor:
-    a, b = call.operand(call["self"]), call.operand(_alpha(call, call["other"]))
+    """`other - alpha · self`."""
+    a, b = call.operand(_alpha(call, call["self"])), call.operand(call["other"])
     return b - a
 
 
@@ -127,12 +128,9 @@ def _trunc(call: Call, x: Tensor, dtype: torch.dtype) -> Tensor:
 
 @converter("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar")
 def pow_(call: Call) -> Tensor:
-    base = call["self"]
-    exponent = call["exponent"]
-    if exponent == 2:
-        return call.operand(base).square()
-    if exponent == 0.5:
-        return call.operand(base).sqrt()
+    base, exponent = call["self"], call["exponent"]
+    if isinstance(exponent, int | float) and exponent in (2, 0.5):
+        return call.operand(base).square() if exponent == 2 else call.operand(base).sqrt()
     return call.operand(base) ** call.operand(exponent)
 
 

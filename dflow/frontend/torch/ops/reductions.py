@@ -70,8 +70,8 @@ def min_dim(call: Call) -> list[Tensor | None]:
     return [-ops.reduce_max(-x, _axes(call, x), _keepdim(call)), None]
 
 
-def _truth(call: Call, x: Tensor) -> Tensor:
-    """A boolean tensor as 0/1 integers."""
+def _is_zero(call: Call, x: Tensor) -> Tensor:
+    """Where `x` is 0 (false), as 1; elsewhere 0 (int32)."""
     return call.cast(
         x.equal(x.graph.constant(np.zeros((), numpy_dtype(x.type.element_type)))), torch.int32
     )
@@ -79,10 +79,10 @@ def _truth(call: Call, x: Tensor) -> Tensor:
 
 @converter("any.dim", "any.dims", "any.default")
 def any_(call: Call) -> Tensor:
-    """Some element is true: the maximum of (element is false) is 0, so the maximum
-    of (element is 0) < 1 means every one is true; `any` is `not all(x == 0)`."""
+    """Some element is true: not every element is 0, i.e. the minimum of (element
+    is 0) is 0."""
     x = call.tensor("self")
-    is_zero = _truth(call, x)
+    is_zero = _is_zero(call, x)
     all_zero = -ops.reduce_max(-is_zero, _axes(call, x), _keepdim(call))
     return all_zero.equal(x.graph.constant(np.int32(0)))
 
@@ -90,7 +90,7 @@ def any_(call: Call) -> Tensor:
 @converter("all.dim", "all.dims", "all.default")
 def all_(call: Call) -> Tensor:
     x = call.tensor("self")
-    some_zero = ops.reduce_max(_truth(call, x), _axes(call, x), _keepdim(call))
+    some_zero = ops.reduce_max(_is_zero(call, x), _axes(call, x), _keepdim(call))
     return some_zero.equal(x.graph.constant(np.int32(0)))
 
 
@@ -110,7 +110,7 @@ def var(call: Call) -> Tensor:
 
 @converter("linalg_vector_norm.default")
 def vector_norm(call: Call) -> Tensor:
-    x = call.cast(call.tensor("self")).__abs__()
+    x = abs(call.cast(call.tensor("self")))
     axes, keep = _axes(call, x), _keepdim(call)
     order = float(call["ord"])
     if order == 2:
