@@ -232,3 +232,24 @@ def test_an_unknown_option_is_one_clear_error() -> None:
     compiled = torch.compile(torch.nn.ReLU(), backend="dflow", options={"budget": 1})
     with pytest.raises(Exception, match=r"DflowError: .*no option 'budget'"):
         compiled(torch.randn(3))  # PyTorch wraps it in its BackendCompilerFailed
+
+
+def _mixed(x: Any, i: Any) -> Any:
+    return (x * 2).relu(), i + 3, x > 0, x.float().sum()
+
+
+def test_bfloat16_integer_and_boolean_tensors_go_in_and_out_as_eager() -> None:
+    x = torch.randn(4, 6).to(torch.bfloat16)
+    i = torch.arange(24, dtype=torch.int32).reshape(4, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # an eager fallback would warn
+        got = torch.compile(_mixed, backend="dflow")(x, i)
+    for result, expected in zip(got, _mixed(x, i), strict=True):
+        assert result.dtype == expected.dtype
+        torch.testing.assert_close(result, expected)
+
+
+def test_a_tensor_off_the_cpu_is_one_clear_error() -> None:
+    compiled = torch.compile(lambda x: x + 1, backend="dflow")
+    with pytest.raises(Exception, match=r"a tensor on meta; dflow takes CPU tensors"):
+        compiled(torch.ones(3, device="meta"))

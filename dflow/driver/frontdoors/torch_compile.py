@@ -265,18 +265,26 @@ def _unboxed(given: tuple[Any, ...]) -> Any:
 
 
 def _array(value: Any) -> np.ndarray[Any, Any]:
+    """A tensor's values as a NumPy array, shared: `Tensor.numpy` directly for a CPU
+    tensor of a dtype NumPy has (the common case, on every call), else `array_of`."""
     if not isinstance(value, torch.Tensor):
         return np.asarray(value)
-    if value.device.type != "cpu":
-        raise DflowError(
-            f"torch.compile(backend='dflow'): a tensor on {value.device}; dflow takes CPU tensors"
-        )
-    return array_of(value)
+    try:
+        return value.detach().numpy()
+    except (TypeError, RuntimeError):  # not on the CPU, bfloat16, a conjugate view
+        if not value.is_cpu:
+            raise DflowError(
+                f"torch.compile(backend='dflow'): a tensor on {value.device}; "
+                "dflow takes CPU tensors"
+            ) from None
+        return array_of(value)
 
 
 def _tensor(array: np.ndarray[Any, Any]) -> torch.Tensor:
+    """A result as a tensor sharing its memory (a copy of a read-only one: a constant
+    of the program); bfloat16, which NumPy lacks, through its bits."""
     if not array.flags.writeable:
         array = array.copy()
-    if array.dtype.name == "bfloat16":
+    if array.dtype.kind == "V":  # ml_dtypes' bfloat16, the only one a graph returns
         return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)  # pyright: ignore[reportUnknownMemberType]
     return torch.from_numpy(array)  # pyright: ignore[reportUnknownMemberType]
