@@ -30,7 +30,6 @@ from dflow.dialects.df.types import FLOATS
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.ops.elementwise import float_input
-from dflow.frontend.onnx.ops.tensors import pad_constant, take
 from dflow.frontend.onnx.ops.windows import (
     WINDOW_ATTRIBUTES,
     Window,
@@ -41,6 +40,7 @@ from dflow.frontend.onnx.ops.windows import (
     spatial_rank,
     window,
 )
+from dflow.frontend.selection import pad_constant, take
 
 # ----------------------------------------------------------------------------- products
 

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from dflow.dialects import df
-from dflow.dialects.df.arrays import numpy_dtype
 from dflow.dialects.df.folding import constant_operand
 from dflow.frontend.builder import Tensor
 from dflow.frontend.onnx.graph import Node, converter
 from dflow.frontend.onnx.model import checked_count, tensor_array
+from dflow.frontend.selection import joined, slice_axis, take
 
 
 @converter("Flatten", attributes={"axis"})
@@ -162,67 +162,11 @@ def slice_(node: Node) -> list[Tensor]:
     return [x]
 
 
-FEW_RUNS = 4
-"""Constant indices in at most this many runs are gathered as slices."""
-
-
-def take(x: Tensor, axis: int, indices: Sequence[int]) -> Tensor:
-    """`x` at `indices` (in range, any order) along `axis`: a slice per run of
-    consecutive indices, a strided run by a reshape, the runs concatenated."""
-    runs = _runs(indices)
-    if len(runs) == 1 and runs[0][2] == 1 and runs[0][1] == x.shape[axis] and runs[0][0] == 0:
-        return x
-    parts = [_run(x, axis, first, count, step) for first, count, step in runs] or [
-        _slice(x, axis, 0, 0)
-    ]
-    if len(parts) == 1:
-        return parts[0]
-    return x.graph.emit(df.ConcatOp([p.value for p in parts], axis))
-
-
-def _runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
-    """`indices` as (first, count, step) runs of a constant positive step."""
-    runs: list[tuple[int, int, int]] = []
-    for index in indices:
-        if runs:
-            first, count, step = runs[-1]
-            if count == 1 and index > first:
-                runs[-1] = (first, 2, index - first)
-                continue
-            if index == first + count * step:
-                runs[-1] = (first, count + 1, step)
-                continue
-        runs.append((index, 1, 1))
-    return runs
-
-
-def _slice(x: Tensor, axis: int, begin: int, end: int) -> Tensor:
-    start = [0] * len(x.shape)
-    limit = list(x.shape)
-    start[axis], limit[axis] = begin, end
-    return x.graph.emit(df.SliceOp(x.value, start, limit))
-
-
-def _run(x: Tensor, axis: int, first: int, count: int, step: int) -> Tensor:
-    """`x[first : first + count * step : step]` along `axis`."""
-    if step == 1 or count == 1:
-        return _slice(x, axis, first, first + count if step == 1 else first + 1)
-    whole = count if first + count * step <= x.shape[axis] else count - 1
-    block = _slice(x, axis, first, first + whole * step)
-    grouped = block.reshape((*x.shape[:axis], whole, step, *x.shape[axis + 1 :]))
-    picked = _slice(grouped, axis + 1, 0, 1).reshape((*x.shape[:axis], whole, *x.shape[axis + 1 :]))
-    if whole == count:
-        return picked
-    last = first + whole * step
-    return x.graph.emit(df.ConcatOp([picked.value, _slice(x, axis, last, last + 1).value], axis))
-
-
 @converter("Gather", attributes={"axis"})
 def gather(node: Node) -> list[Tensor]:
     """`numpy.take(data, indices, axis)`: `df.gather`, its indices checked at run
-    time; indices known at import time are checked now, and when they are at most
-    `FEW_RUNS` runs of a constant step they are slices (views the fuser can see
-    through) rather than a gather."""
+    time; indices known at import time are checked now and taken by `selection.take`
+    (slices where they are a few runs of a constant step)."""
     x, indices = node.input(0), node.input(1)
     axis = node.axis(node.int("axis", 0), len(x.shape))
     known = constant_operand(indices.value)
@@ -233,8 +177,6 @@ def gather(node: Node) -> list[Tensor]:
     wrong = [i for i in flat if not -size <= i < size]
     if wrong:
         raise node.error(f"index {wrong[0]} is out of range for axis {axis} of size {size}")
-    if len(_runs([i % size for i in flat])) > FEW_RUNS:
-        return [x.graph.emit(df.GatherOp(x.value, indices.value, axis))]
     taken = take(x, axis, [i % size for i in flat])
     shape = (*x.shape[:axis], *known.shape, *x.shape[axis + 1 :])
     return [taken.reshape(shape) if taken.shape != shape else taken]
@@ -264,25 +206,6 @@ def trilu(node: Node) -> list[Tensor]:
     return [node.emit(df.SelectOp(node.graph.constant(mask).value, x.value, zero.value))]
 
 
-def pad_constant(x: Tensor, axis: int, before: int, after: int, fill: float) -> Tensor:
-    """`x` with `before` and `after` slices of `fill` around `axis`."""
-    dtype = numpy_dtype(x.type.element_type)
-    parts: list[Tensor] = []
-    for count in (before, after):
-        shape = list(x.shape)
-        shape[axis] = count
-        parts.append(x.graph.constant(np.full(shape, fill, dtype=dtype)))
-    return _joined(x, axis, parts[0], parts[1])
-
-
-def _joined(x: Tensor, axis: int, before: Tensor, after: Tensor) -> Tensor:
-    """`before`, `x`, `after` concatenated along `axis`, the empty ones left out."""
-    pieces = [p for p in (before, x, after) if p.shape[axis] > 0]
-    if len(pieces) == 1:
-        return pieces[0]
-    return x.graph.emit(df.ConcatOp([p.value for p in pieces], axis))
-
-
 def _pad_axis(x: Tensor, axis: int, before: int, after: int, mode: str, fill: Tensor) -> Tensor:
     """`x` padded along `axis` (both counts >= 0) as `mode` says: `fill` (a rank-0
     tensor), the edge repeated, the inside reflected, or wrapped around."""
@@ -310,7 +233,7 @@ def _pad_axis(x: Tensor, axis: int, before: int, after: int, mode: str, fill: Te
             rows([(i - before) % size for i in range(before)]),
             rows([i % size for i in range(after)]),
         ]
-    return _joined(x, axis, *parts)
+    return joined(x, axis, *parts)
 
 
 @converter("Pad", attributes={"mode"})
@@ -338,7 +261,7 @@ def pad(node: Node) -> list[Tensor]:
         before, after = pads[k], pads[k + len(chosen)]
         start, limit = max(0, -before), x.shape[axis] - max(0, -after)
         if start or limit != x.shape[axis]:
-            x = _slice(x, axis, start, max(start, limit))
+            x = slice_axis(x, axis, start, max(start, limit))
         before, after = max(0, before), max(0, after)
         if (before or after) and mode != "constant" and not x.shape[axis]:
             raise node.error(
@@ -381,7 +304,8 @@ def split(node: Node) -> list[Tensor]:
     if len(sizes) == 1:
         return [x]
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
-    return [_slice(x, axis, start, start + size) for start, size in zip(starts, sizes, strict=True)]
+    ends = [start + size for start, size in zip(starts, sizes, strict=True)]
+    return [slice_axis(x, axis, start, end) for start, end in zip(starts, ends, strict=True)]
 
 
 def _split_sizes(node: Node, size: int) -> list[int]:

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 
 from dflow.dialects import df
-from dflow.dialects.df.arrays import numpy_dtype
 from dflow.frontend import ops
 from dflow.frontend.builder import Tensor
+from dflow.frontend.selection import pad_constant, take
 from dflow.frontend.torch.call import Call, array_of, converter, numpy_of
 
 
@@ -86,17 +86,6 @@ def _range(call: Call, size: int) -> tuple[int, int, int]:
     start, end, step = call["start"], call["end"], call["step"] or 1
     begin, stop, _ = slice(start, end).indices(size)
     return begin, max(begin, stop), int(step)
-
-
-def take(x: Tensor, axis: int, indices: Sequence[int]) -> Tensor:
-    """`x`'s slices at `indices` along `axis`: a `df.slice` when they are a run, else
-    a `df.gather` of constant indices."""
-    if indices and list(indices) == list(range(indices[0], indices[0] + len(indices))):
-        start = [0] * len(x.shape)
-        limit = list(x.shape)
-        start[axis], limit[axis] = indices[0], indices[0] + len(indices)
-        return x if list(limit) == list(x.shape) and indices[0] == 0 else ops.slice(x, start, limit)
-    return ops.gather(x, x.graph.constant(np.asarray(indices, dtype=np.int64)), axis)
 
 
 @converter("slice.Tensor", "slice_copy.Tensor")
@@ -198,23 +187,8 @@ def constant_pad_nd(call: Call) -> Tensor:
     fill = call["value"] or 0
     for pair in range(len(pads) // 2):
         axis = len(x.shape) - 1 - pair
-        x = pad(x, axis, pads[2 * pair], pads[2 * pair + 1], fill)
+        x = pad_constant(x, axis, pads[2 * pair], pads[2 * pair + 1], fill)
     return x
-
-
-def pad(x: Tensor, axis: int, before: int, after: int, fill: float) -> Tensor:
-    """`x` with `before` and `after` slices of `fill` around `axis` (cropped where
-    negative)."""
-    size = x.shape[axis]
-    x = take(x, axis, list(range(max(0, -before), size - max(0, -after))))
-    dtype = numpy_dtype(x.type.element_type)
-    parts: list[Tensor] = []
-    for count in (max(0, before), max(0, after)):
-        shape = list(x.shape)
-        shape[axis] = count
-        parts.append(x.graph.constant(np.full(shape, fill, dtype=dtype)))
-    pieces = [p for p in (parts[0], x, parts[1]) if p.shape[axis] > 0]
-    return pieces[0] if len(pieces) == 1 else ops.concat(pieces, axis)
 
 
 # ----------------------------------------------------------------------------- new tensors
