@@ -271,7 +271,7 @@ def _array(value: Any) -> np.ndarray[Any, Any]:
         return np.asarray(value)
     try:
         return value.detach().numpy()
-    except (TypeError, RuntimeError):  # not on the CPU, bfloat16, a conjugate view
+    except TypeError:  # not on the CPU, or bfloat16
         if not value.is_cpu:
             raise DflowError(
                 f"torch.compile(backend='dflow'): a tensor on {value.device}; "

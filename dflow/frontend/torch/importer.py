@@ -230,11 +230,7 @@ class _Importer:
                 raise TorchImportError(f"output {output} is {value!r}, not a tensor")
             argument = value.value if value is not None else None
             is_input = isinstance(argument, BlockArgument)
-            passed.append(
-                self.arguments[argument.index]
-                if isinstance(argument, BlockArgument) and self.pass_inputs
-                else None
-            )
+            passed.append(self.arguments[argument.index] if is_input and self.pass_inputs else None)
             if value is None or passed[-1] is not None:
                 positions.append(None)
                 continue
